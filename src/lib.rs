@@ -1,0 +1,1 @@
+//! shardsweep core (placeholder, being written).
