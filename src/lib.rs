@@ -1,1 +1,59 @@
-//! shardsweep core (placeholder, being written).
+//! # shardsweep — the allocator core
+//!
+//! A native Rust port of mimalloc's per-block sharded free lists (Leijen, Zorn, de Moura,
+//! MSR-TR-2019-18) with one change that matters to a garbage collector: memory is charged and
+//! given back per 4 KiB OS page, not per block. It is VM-agnostic (no dependency on MMTk): the
+//! MMTk space in `policy/` wraps it, and [`standalone`] turns it into a malloc.
+//!
+//! Layers, one concept per file:
+//! * [`config`] — `LOG_BLOCK_BYTES` (build time) and everything derived from it;
+//! * [`size_class`] — mimalloc's bin rule as `const fn`s;
+//! * [`block`] — a block and its three free lists (`free`, `local_free`, `xthread_free`), lazy
+//!   page-at-a-time extension, page charging, the sweep primitive;
+//! * [`heap`] — thread-local heaps (direct table, bin queues, full list, delayed free);
+//! * [`shared`] — what heaps share: block source, page budget, OS, abandoned blocks;
+//! * [`budget`], [`os`] — the traits through which an embedder counts and vetoes pages and
+//!   gives them back to the OS;
+//! * [`standalone`] — malloc-like use over the core's own mappings, and a `GlobalAlloc`.
+//!
+//! See `ARCHITECTURE.md` for the design and the invariants.
+#![warn(clippy::undocumented_unsafe_blocks, clippy::missing_safety_doc)]
+#![deny(unsafe_op_in_unsafe_fn)]
+
+pub mod cell;
+pub(crate) mod sync;
+pub mod thread_free;
+
+#[cfg(not(loom))]
+pub mod block;
+#[cfg(not(loom))]
+pub(crate) mod block_stack;
+#[cfg(not(loom))]
+pub mod budget;
+#[cfg(not(loom))]
+pub mod config;
+#[cfg(not(loom))]
+pub mod heap;
+#[cfg(not(loom))]
+pub mod os;
+#[cfg(not(loom))]
+pub mod page_mask;
+#[cfg(not(loom))]
+pub mod shared;
+#[cfg(not(loom))]
+pub mod size_class;
+#[cfg(not(loom))]
+pub mod standalone;
+
+#[cfg(not(loom))]
+pub use {
+    block::{Block, BlockState, SweepResult},
+    budget::{Accounting, CountingBudget, PageBudget},
+    config::*,
+    heap::{Heap, SweepStats},
+    os::{Advice, BlockSource, Madvise, OsMemory},
+    page_mask::PageMask,
+    shared::{Settings, Shared},
+    size_class::{bin_bytes, bin_of, BIN_COUNT, MAX_BIN},
+    standalone::{ArenaSource, ShardSweepAlloc, Standalone},
+};

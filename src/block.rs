@@ -1,0 +1,571 @@
+//! A block: `BLOCK_BYTES` of memory holding cells of one size class, with its header in its
+//! first [`HEADER_BYTES`] (found from any interior address by masking) and mimalloc's three
+//! sharded free lists.
+//!
+//! Layout: `[header | cell 0 | cell 1 | ... | cell reserved-1 | tail]`, cell `i` at byte offset
+//! `HEADER_BYTES + i * cell_size`.
+//!
+//! Pages. Cells are put on the lists lazily, one OS page at a time ("extension"): the unit is
+//! the set of cells that *start* in a page, and page `p` is in `extended` when those cells have
+//! been listed. The pages those cells overlap are `overlap(p)`. The block's charged pages are
+//! page 0 (the header) plus the overlap of every extended page; a sweep drops extended pages that
+//! hold no live cell and gives back every page no longer charged.
+//!
+//! Invariants (checked by [`Block::is_valid`] under `debug_assert!`):
+//! * `used + |free| + |local_free| == capacity`, where `used` counts cells handed out and not
+//!   yet collected (so it includes the cells on `xthread_free`) and `capacity` is the number of
+//!   cells starting in extended pages;
+//! * `charged == {0} ∪ ⋃_{p ∈ extended} overlap(p)` (page accounting), or every page
+//!   (block accounting);
+//! * `extended ⊆ starts` (the pages in which at least one cell starts);
+//! * every cell on `free` / `local_free` starts in an extended page.
+
+use crate::budget::{Accounting, PageBudget};
+use crate::cell::Cell;
+use crate::config::{BLOCK_BYTES, BLOCK_MASK, HEADER_BYTES, LOG_PAGE_BYTES, PAGES_PER_BLOCK, PAGE_BYTES};
+use crate::os::OsMemory;
+use crate::page_mask::PageMask;
+use crate::size_class::bin_bytes;
+use crate::sync::{AtomicPtr, AtomicUsize};
+use crate::thread_free::{Delay, ThreadFree};
+use std::ptr;
+
+/// Where a block is, for the owner's bookkeeping and the debug checks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum BlockState {
+    /// In its owner heap's bin queue (it may have free cells).
+    Queued = 1,
+    /// In its owner heap's full list, off the search path (delayed free wakes it).
+    Full = 2,
+    /// Owned by no heap, on a global abandoned stack, to be adopted.
+    Abandoned = 3,
+    /// Given back to the block source.
+    Released = 4,
+}
+
+/// Magic value of a live header, to reject foreign pointers in debug builds.
+const MAGIC: u32 = 0x5348_5357; // "SHSW"
+
+/// The block header, laid out for the fast path: `free` and `used` first.
+#[repr(C)]
+pub struct Block {
+    /// Allocation list (fast path: pop).
+    pub(crate) free: *mut Cell,
+    /// Cells handed out and not collected back (includes cells on `xthread_free`).
+    pub(crate) used: u32,
+    /// Bytes per cell.
+    pub(crate) cell_size: u32,
+    /// Cells freed by the owner, reused once `free` runs out.
+    pub(crate) local_free: *mut Cell,
+    /// Cells freed by other threads, plus the delayed-free state.
+    pub(crate) xthread_free: ThreadFree,
+    /// Pages whose starting cells are listed or handed out.
+    pub(crate) extended: PageMask,
+    /// Pages charged to the budget.
+    pub(crate) charged: PageMask,
+    /// Pages that may hold non-zero bytes outside listed cells' link words.
+    pub(crate) dirty: PageMask,
+    /// Pages in which a cell starts (derived from the cell size at init).
+    pub(crate) starts: PageMask,
+    /// Cells starting in extended pages.
+    pub(crate) capacity: u32,
+    /// Cells that fit in the block.
+    pub(crate) reserved: u32,
+    /// Queue links (owner only).
+    pub(crate) next: *mut Block,
+    pub(crate) prev: *mut Block,
+    /// Owner heap (null when abandoned); read by remote freers on the delayed path.
+    pub(crate) xheap: AtomicPtr<crate::heap::Heap>,
+    /// Link for the global lock-free stacks (abandoned blocks, free blocks of a source).
+    pub(crate) xstack_next: AtomicUsize,
+    /// Size class.
+    pub(crate) bin: u8,
+    /// See [`BlockState`].
+    pub(crate) state: BlockState,
+    pub(crate) magic: u32,
+}
+
+const _: () = assert!(std::mem::size_of::<Block>() <= HEADER_BYTES, "the header fits its reserved bytes");
+
+/// What a sweep found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SweepResult {
+    /// No live cell: the block can be given back whole.
+    Empty,
+    /// Some free cells (or room to extend).
+    Partial,
+    /// No free cell and nothing left to extend.
+    Full,
+}
+
+/// The placeholder every empty direct slot and queue points to: its `free` is always null, so
+/// the fast path needs no null check on the block (mimalloc's `_mi_page_empty`). Never written.
+pub(crate) struct EmptyBlock(pub(crate) Block);
+// SAFETY: the empty block is never written after construction; its raw pointers are all null.
+unsafe impl Sync for EmptyBlock {}
+
+pub(crate) static EMPTY_BLOCK: EmptyBlock = EmptyBlock(Block {
+    free: ptr::null_mut(),
+    used: 0,
+    cell_size: 0,
+    local_free: ptr::null_mut(),
+    xthread_free: ThreadFree::new_const(),
+    extended: PageMask::EMPTY,
+    charged: PageMask::EMPTY,
+    dirty: PageMask::EMPTY,
+    starts: PageMask::EMPTY,
+    capacity: 0,
+    reserved: 0,
+    next: ptr::null_mut(),
+    prev: ptr::null_mut(),
+    xheap: AtomicPtr::new(ptr::null_mut()),
+    xstack_next: AtomicUsize::new(0),
+    bin: 0,
+    state: BlockState::Released,
+    magic: 0,
+});
+
+/// The placeholder as a pointer (never written through).
+#[inline(always)]
+pub(crate) fn empty_block() -> *mut Block {
+    &EMPTY_BLOCK.0 as *const Block as *mut Block
+}
+
+/// Ids of cells `first .. end` that start in page `p`.
+#[inline]
+fn cells_starting_in(p: usize, cell_size: usize, reserved: usize) -> (usize, usize) {
+    let lo = p * PAGE_BYTES;
+    let hi = lo + PAGE_BYTES;
+    let first = if lo <= HEADER_BYTES { 0 } else { (lo - HEADER_BYTES).div_ceil(cell_size) };
+    let end = if hi <= HEADER_BYTES { 0 } else { (hi - HEADER_BYTES).div_ceil(cell_size) };
+    (first.min(reserved), end.min(reserved))
+}
+
+impl Block {
+    /// The block containing `addr` (any address inside it).
+    #[inline(always)]
+    pub fn of(addr: *const u8) -> *mut Block {
+        (addr as usize & !BLOCK_MASK) as *mut Block
+    }
+
+    /// Start address of the block.
+    #[inline]
+    pub fn start(&self) -> *mut u8 {
+        self as *const Block as *mut u8
+    }
+
+    /// Address of cell `i`.
+    #[inline]
+    pub fn cell(&self, i: usize) -> *mut u8 {
+        // SAFETY: callers keep `i < reserved`, so the result is inside the block.
+        unsafe { self.start().add(HEADER_BYTES + i * self.cell_size as usize) }
+    }
+
+    /// Index of the cell starting at `p`, or `None` if `p` is not a cell start of this block.
+    pub fn cell_index(&self, p: *const u8) -> Option<usize> {
+        let off = (p as usize).wrapping_sub(self.start() as usize);
+        if off < HEADER_BYTES || off >= BLOCK_BYTES || self.cell_size == 0 {
+            return None;
+        }
+        let rel = off - HEADER_BYTES;
+        let i = rel / self.cell_size as usize;
+        (rel % self.cell_size as usize == 0 && i < self.reserved as usize).then_some(i)
+    }
+
+    /// Bytes per cell.
+    #[inline]
+    pub fn cell_size(&self) -> usize {
+        self.cell_size as usize
+    }
+    /// Size class.
+    #[inline]
+    pub fn bin(&self) -> usize {
+        self.bin as usize
+    }
+    /// Cells handed out and not collected.
+    #[inline]
+    pub fn used(&self) -> usize {
+        self.used as usize
+    }
+    /// Cells starting in extended pages.
+    #[inline]
+    pub fn capacity(&self) -> usize {
+        self.capacity as usize
+    }
+    /// Cells that fit in the block.
+    #[inline]
+    pub fn reserved(&self) -> usize {
+        self.reserved as usize
+    }
+    /// Pages charged.
+    #[inline]
+    pub fn charged(&self) -> PageMask {
+        self.charged
+    }
+    /// Where the block is.
+    #[inline]
+    pub fn state(&self) -> BlockState {
+        self.state
+    }
+    /// Whether a pop would succeed now.
+    #[inline]
+    pub fn has_free(&self) -> bool {
+        !self.free.is_null()
+    }
+    /// Whether pages with unlisted cells remain.
+    #[inline]
+    pub fn can_extend(&self) -> bool {
+        !self.starts.minus(self.extended).is_empty()
+    }
+    /// Whether the header is a live shardsweep block header.
+    #[inline]
+    pub fn is_live_header(&self) -> bool {
+        self.magic == MAGIC && self.state != BlockState::Released
+    }
+
+    /// The pages overlapped by the cells that start in page `p`.
+    pub fn overlap(&self, p: usize) -> PageMask {
+        let (first, end) = cells_starting_in(p, self.cell_size(), self.reserved());
+        if first >= end {
+            return PageMask::EMPTY;
+        }
+        let lo = HEADER_BYTES + first * self.cell_size();
+        let hi = HEADER_BYTES + end * self.cell_size();
+        PageMask::of_range(lo, hi)
+    }
+
+    /// The pages charged for a set of extended pages: page 0 (the header) plus their overlaps.
+    pub fn charged_for(&self, extended: PageMask) -> PageMask {
+        let mut m = PageMask::page(0);
+        let mut rest = extended.0;
+        while rest != 0 {
+            let p = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            m = m.union(self.overlap(p));
+        }
+        m
+    }
+
+    /// Initialises a header for size class `bin` in the fresh block at `start` and charges it
+    /// (page 0, or the whole block under block accounting). Returns null if the budget vetoes.
+    ///
+    /// # Safety
+    /// `start` is a block-aligned block of `BLOCK_BYTES` that nothing else uses.
+    pub unsafe fn init(
+        start: *mut u8,
+        bin: usize,
+        zeroed: bool,
+        accounting: Accounting,
+        budget: &dyn PageBudget,
+    ) -> *mut Block {
+        debug_assert_eq!(start as usize & BLOCK_MASK, 0);
+        let charged = match accounting {
+            Accounting::Page => PageMask::page(0),
+            Accounting::Block => PageMask::ALL,
+        };
+        if !budget.try_charge(charged.count()) {
+            return ptr::null_mut();
+        }
+        let cell_size = bin_bytes(bin);
+        let reserved = (BLOCK_BYTES - HEADER_BYTES) / cell_size;
+        let mut starts = PageMask::EMPTY;
+        for p in 0..PAGES_PER_BLOCK {
+            let (first, end) = cells_starting_in(p, cell_size, reserved);
+            if first < end {
+                starts = starts.union(PageMask::page(p));
+            }
+        }
+        let block = start as *mut Block;
+        // SAFETY: the caller hands us the whole block; the header fits in its first bytes.
+        unsafe {
+            block.write(Block {
+                free: ptr::null_mut(),
+                used: 0,
+                cell_size: cell_size as u32,
+                local_free: ptr::null_mut(),
+                xthread_free: ThreadFree::new(Delay::NoDelayed),
+                extended: PageMask::EMPTY,
+                charged,
+                dirty: if zeroed { PageMask::page(0) } else { PageMask::ALL },
+                starts,
+                capacity: 0,
+                reserved: reserved as u32,
+                next: ptr::null_mut(),
+                prev: ptr::null_mut(),
+                xheap: AtomicPtr::new(ptr::null_mut()),
+                xstack_next: AtomicUsize::new(0),
+                bin: bin as u8,
+                state: BlockState::Queued,
+                magic: MAGIC,
+            });
+        }
+        block
+    }
+
+    /// Lists the cells of the lowest page not yet extended, charging the pages they overlap.
+    /// `zero`: the cells must read as zero (garbage-collected mode). Returns `false` if there is
+    /// nothing to extend or the budget vetoes. Work: one page of cells (at most 512 links).
+    pub fn extend(&mut self, budget: &dyn PageBudget, zero: bool) -> bool {
+        let Some(p) = self.starts.minus(self.extended).first() else { return false };
+        let overlap = self.overlap(p);
+        let new = overlap.minus(self.charged);
+        if !new.is_empty() && !budget.try_charge(new.count()) {
+            return false;
+        }
+        self.charged = self.charged.union(new);
+        let (first, end) = cells_starting_in(p, self.cell_size(), self.reserved());
+        if zero && !self.dirty.intersect(overlap).is_empty() {
+            let lo = self.cell(first);
+            let bytes = (end - first) * self.cell_size();
+            // SAFETY: the range is exactly the cells starting in page p, none of which is listed
+            // or handed out (p was not extended), all inside the block.
+            unsafe { ptr::write_bytes(lo, 0, bytes) };
+        }
+        // Link the new cells in address order in front of the current free list.
+        let mut head = self.free;
+        for i in (first..end).rev() {
+            let c = self.cell(i) as *mut Cell;
+            // SAFETY: `c` is an unlisted cell of this block.
+            unsafe { (*c).next = head };
+            head = c;
+        }
+        self.free = head;
+        self.capacity += (end - first) as u32;
+        self.extended = self.extended.union(PageMask::page(p));
+        self.dirty = self.dirty.union(overlap);
+        debug_assert!(self.is_valid());
+        true
+    }
+
+    /// Pops a cell (the fast path's pop, for callers that already hold the block).
+    #[inline(always)]
+    pub fn pop(&mut self) -> *mut u8 {
+        let c = self.free;
+        if c.is_null() {
+            return ptr::null_mut();
+        }
+        // SAFETY: a cell on the free list is a cell of this block whose first word is its link; the link is cleared so handed-out cells never expose it.
+        unsafe {
+            self.free = (*c).next;
+            (*c).next = ptr::null_mut();
+        }
+        self.used += 1;
+        c as *mut u8
+    }
+
+    /// Frees a cell on the owner thread: onto `local_free`. Returns `true` if the block is now
+    /// empty (`used == 0`).
+    ///
+    /// # Safety
+    /// `cell` is an allocated cell of this block, freed once, and the caller owns the block.
+    #[inline]
+    pub unsafe fn free_local(&mut self, cell: *mut u8) -> bool {
+        debug_assert!(self.cell_index(cell).is_some(), "free of {cell:?}: not a cell start of its block");
+        let c = cell as *mut Cell;
+        // SAFETY: the caller owns the cell; its first word becomes the link.
+        unsafe { (*c).next = self.local_free };
+        self.local_free = c;
+        debug_assert!(self.used > 0, "free of {cell:?}: the block has no allocated cell (double free?)");
+        self.used -= 1;
+        self.used == 0
+    }
+
+    /// Moves `xthread_free` into `local_free` and, if `free` is empty, `local_free` into `free`
+    /// (mimalloc's `_mi_page_free_collect`). Work: the number of cells collected.
+    pub fn collect(&mut self) {
+        let c = self.xthread_free.take_all();
+        if !c.is_null() {
+            let mut n = 0u32;
+            let mut tail = c;
+            // SAFETY: the list holds cells of this block pushed by remote freers, now ours.
+            unsafe {
+                loop {
+                    n += 1;
+                    let next = (*tail).next;
+                    if next.is_null() {
+                        break;
+                    }
+                    tail = next;
+                }
+                (*tail).next = self.local_free;
+            }
+            self.local_free = c;
+            debug_assert!(self.used >= n);
+            self.used -= n;
+        }
+        if self.free.is_null() && !self.local_free.is_null() {
+            self.free = self.local_free;
+            self.local_free = ptr::null_mut();
+        }
+    }
+
+    /// Sweeps the block: asks `is_live` about every cell of the extended pages (once each, in
+    /// address order), rebuilds the free list from dead cells on pages that stay charged, drops
+    /// extended pages that no longer hold a live cell, uncharges and gives back every page no
+    /// longer charged, and classifies the block. Cells on `free`/`local_free` must be reported
+    /// dead by `is_live`; remote frees must have been collected (`collect`) or be absent.
+    /// `zero`: dead cells put back on the free list are zeroed (garbage-collected mode).
+    /// Work: O(cells in the block).
+    pub fn sweep(
+        &mut self,
+        is_live: &mut dyn FnMut(*mut u8) -> bool,
+        zero: bool,
+        accounting: Accounting,
+        budget: &dyn PageBudget,
+        os: &dyn OsMemory,
+    ) -> SweepResult {
+        const WORDS: usize = (BLOCK_BYTES / 8).div_ceil(64);
+        let mut live = [0u64; WORDS];
+        let mut live_starts = PageMask::EMPTY;
+        let mut live_count = 0u32;
+        let cs = self.cell_size();
+        let mut rest = self.extended.0;
+        while rest != 0 {
+            let p = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            let (first, end) = cells_starting_in(p, cs, self.reserved());
+            for i in first..end {
+                if is_live(self.cell(i)) {
+                    live[i / 64] |= 1 << (i % 64);
+                    live_count += 1;
+                    live_starts = live_starts.union(PageMask::page(p));
+                }
+            }
+        }
+        let (keep, charged) = match accounting {
+            Accounting::Page => {
+                let charged = self.charged_for(live_starts);
+                let mut keep = live_starts;
+                let mut rest = self.extended.minus(live_starts).0;
+                while rest != 0 {
+                    let p = rest.trailing_zeros() as usize;
+                    rest &= rest - 1;
+                    if charged.covers(self.overlap(p)) {
+                        keep = keep.union(PageMask::page(p));
+                    }
+                }
+                (keep, charged)
+            }
+            Accounting::Block => (self.extended, PageMask::ALL),
+        };
+        // Rebuild the free list from the dead cells of kept pages, in address order.
+        let mut head: *mut Cell = ptr::null_mut();
+        let mut capacity = 0u32;
+        let mut rest = keep.0;
+        let mut pages = [0usize; PAGES_PER_BLOCK];
+        let mut np = 0;
+        while rest != 0 {
+            pages[np] = rest.trailing_zeros() as usize;
+            np += 1;
+            rest &= rest - 1;
+        }
+        for &p in pages[..np].iter().rev() {
+            let (first, end) = cells_starting_in(p, cs, self.reserved());
+            capacity += (end - first) as u32;
+            for i in (first..end).rev() {
+                if live[i / 64] & (1 << (i % 64)) != 0 {
+                    continue;
+                }
+                let c = self.cell(i);
+                // SAFETY: a dead cell of this block on a page that stays charged; nothing else
+                // references it.
+                unsafe {
+                    if zero {
+                        ptr::write_bytes(c, 0, cs);
+                    }
+                    (*(c as *mut Cell)).next = head;
+                }
+                head = c as *mut Cell;
+            }
+        }
+        self.free = head;
+        self.local_free = ptr::null_mut();
+        self.used = live_count;
+        self.capacity = capacity;
+        self.extended = keep;
+        let released = self.charged.minus(charged);
+        if !released.is_empty() {
+            self.give_back(released, budget, os);
+        }
+        debug_assert!(self.is_valid());
+        if live_count == 0 {
+            SweepResult::Empty
+        } else if self.free.is_null() && !self.can_extend() {
+            SweepResult::Full
+        } else {
+            SweepResult::Partial
+        }
+    }
+
+    /// Uncharges `pages` (all inside `charged`) and gives them back to the OS.
+    fn give_back(&mut self, pages: PageMask, budget: &dyn PageBudget, os: &dyn OsMemory) {
+        debug_assert!(self.charged.covers(pages));
+        for (first, n) in pages.runs() {
+            // SAFETY: the pages hold no live cell and no listed cell (their cells are not on the
+            // rebuilt lists); page 0 is never given back while the header is live.
+            unsafe { os.release_pages(self.start().add(first << LOG_PAGE_BYTES), n << LOG_PAGE_BYTES) };
+        }
+        budget.uncharge(pages.count());
+        self.charged = self.charged.minus(pages);
+        if os.released_pages_are_zero() {
+            self.dirty = self.dirty.minus(pages);
+        }
+    }
+
+    /// Gives back every charged page of an empty block and marks it released; the caller then
+    /// returns it to its source.
+    pub fn retire(&mut self, budget: &dyn PageBudget, os: &dyn OsMemory) {
+        debug_assert_eq!(self.used, 0, "retiring a block with allocated cells");
+        let charged = self.charged;
+        self.state = BlockState::Released;
+        self.magic = 0;
+        // SAFETY: the block is empty; the header is dead from here on.
+        unsafe { os.release_pages(self.start(), BLOCK_BYTES) };
+        budget.uncharge(charged.count());
+        self.charged = PageMask::EMPTY;
+    }
+
+    /// Checks the header's invariants (the equations in the module doc). The list walks are
+    /// bounded by the block's capacity.
+    pub fn is_valid(&self) -> bool {
+        if self.magic != MAGIC || self.cell_size as usize != bin_bytes(self.bin()) {
+            return false;
+        }
+        if !self.starts.covers(self.extended) {
+            return false;
+        }
+        let mut cap = 0;
+        let mut rest = self.extended.0;
+        while rest != 0 {
+            let p = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            let (f, e) = cells_starting_in(p, self.cell_size(), self.reserved());
+            cap += e - f;
+        }
+        if cap != self.capacity() {
+            return false;
+        }
+        if self.charged != PageMask::ALL && self.charged != self.charged_for(self.extended) {
+            return false;
+        }
+        let count = |mut c: *mut Cell| -> Option<usize> {
+            let mut n = 0;
+            while !c.is_null() {
+                let i = self.cell_index(c as *const u8)?;
+                let p = (HEADER_BYTES + i * self.cell_size()) >> LOG_PAGE_BYTES;
+                if !self.extended.contains(p) || n > self.capacity() {
+                    return None;
+                }
+                n += 1;
+                // SAFETY: `c` was checked to be a cell of this block; listed cells hold links.
+                c = unsafe { (*c).next };
+            }
+            Some(n)
+        };
+        match (count(self.free), count(self.local_free)) {
+            (Some(f), Some(l)) => self.used() + f + l == self.capacity(),
+            _ => false,
+        }
+    }
+}

@@ -1,0 +1,76 @@
+//! Charging: how the core tells its embedder (a garbage collector, a test, the standalone
+//! allocator) which OS pages it holds, and how the embedder vetoes growth.
+
+use crate::sync::{AtomicUsize, Ordering};
+
+/// Counts the pages the core holds and may veto new ones. Every page the core touches is
+/// charged before it is touched and uncharged after it is given back, so the count is exactly
+/// the pages of all blocks' `charged` sets.
+pub trait PageBudget: Sync {
+    /// Asks for `pages` more pages. `false` vetoes: the allocation that needed them fails
+    /// (for a garbage collector: time to collect). Must not block or call back into the core.
+    fn try_charge(&self, pages: usize) -> bool;
+    /// Returns `pages` pages.
+    fn uncharge(&self, pages: usize);
+    /// Pages currently charged.
+    fn charged(&self) -> usize;
+}
+
+/// A budget with an optional limit (`usize::MAX` for none), counting atomically.
+#[derive(Debug)]
+pub struct CountingBudget {
+    xcharged: AtomicUsize,
+    limit: usize,
+}
+
+impl CountingBudget {
+    /// A budget of at most `limit` pages.
+    pub const fn new(limit: usize) -> CountingBudget {
+        CountingBudget { xcharged: AtomicUsize::new(0), limit }
+    }
+    /// A budget with no limit.
+    pub const fn unlimited() -> CountingBudget {
+        CountingBudget::new(usize::MAX)
+    }
+}
+
+impl PageBudget for CountingBudget {
+    fn try_charge(&self, pages: usize) -> bool {
+        // Relaxed: the counter is a statistic and a limit, it orders no other memory.
+        let old = self.xcharged.fetch_add(pages, Ordering::Relaxed);
+        if old.saturating_add(pages) > self.limit {
+            self.xcharged.fetch_sub(pages, Ordering::Relaxed);
+            return false;
+        }
+        true
+    }
+    fn uncharge(&self, pages: usize) {
+        let old = self.xcharged.fetch_sub(pages, Ordering::Relaxed);
+        debug_assert!(old >= pages, "uncharging {pages} of {old} pages");
+    }
+    fn charged(&self) -> usize {
+        self.xcharged.load(Ordering::Relaxed)
+    }
+}
+
+/// How pages are charged: the one setting that selects page accounting (shardsweep) or
+/// whole-block accounting (MMTk's stock MarkSweep behaviour, kept for comparison).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Accounting {
+    /// A block is charged page by page as cells are handed out of it, and pages with no
+    /// allocated cell are uncharged and given back after a sweep.
+    Page,
+    /// A block is charged whole when a heap takes it and uncharged whole when it is empty.
+    Block,
+}
+
+impl Accounting {
+    /// Parses `page` or `block`.
+    pub fn parse(s: &str) -> Result<Accounting, String> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "page" | "pages" | "4k" => Ok(Accounting::Page),
+            "block" | "blocks" | "whole-block" => Ok(Accounting::Block),
+            other => Err(format!("invalid accounting mode {other:?}: valid values are page, block")),
+        }
+    }
+}

@@ -1,0 +1,585 @@
+//! A thread-local heap (mimalloc's `mi_heap_t`): a direct table from small sizes to the current
+//! block of their bin, a queue of blocks per bin, a full list kept off the search path, and the
+//! delayed-free list through which remote frees wake full blocks.
+//!
+//! Work bounds of the slow path (RT-mimalloc's concern, seed 001):
+//! * draining delayed frees: one cell per remote free into a full block, each O(1);
+//! * queue search: at most [`MAX_SEARCH`] blocks, each collected (O(its remote frees)) and
+//!   either used, extended by one page (O(cells in a page) ≤ 512 links) or moved to the full
+//!   list (O(1)), so a block is skipped at most once between two frees into it;
+//! * adoption: at most [`MAX_ADOPT`] abandoned blocks popped (O(1) each plus a collect);
+//! * a fresh block: one call to the block source plus O(pages per block) header set-up.
+//! No step walks a list whose length is not bounded by these constants or by a block's cells.
+
+use crate::block::{empty_block, Block, BlockState, SweepResult};
+use crate::cell::Cell;
+use crate::config::{DIRECT_SLOTS, LOG_WORD_BYTES, MAX_DIRECT_BYTES, MAX_SMALL_BYTES, WORD_BYTES};
+use crate::shared::Shared;
+use crate::size_class::{bin_bytes, bin_of, BIN_COUNT};
+use crate::sync::{AtomicPtr, Ordering};
+use crate::thread_free::{Delay, PushOutcome};
+use std::ptr;
+
+/// Blocks examined per queue search before taking another block.
+pub const MAX_SEARCH: usize = 8;
+/// Abandoned blocks examined per slow path before taking a fresh block.
+pub const MAX_ADOPT: usize = 4;
+
+/// An intrusive doubly-linked list of blocks (owner only).
+#[derive(Clone, Copy)]
+struct Queue {
+    first: *mut Block,
+    last: *mut Block,
+    len: usize,
+}
+
+impl Queue {
+    const EMPTY: Queue = Queue { first: ptr::null_mut(), last: ptr::null_mut(), len: 0 };
+
+    /// # Safety: `b` is a live block on no list.
+    unsafe fn push_front(&mut self, b: *mut Block) {
+        // SAFETY: the caller owns `b` and the blocks of this queue.
+        unsafe {
+            (*b).prev = ptr::null_mut();
+            (*b).next = self.first;
+            if self.first.is_null() {
+                self.last = b;
+            } else {
+                (*self.first).prev = b;
+            }
+        }
+        self.first = b;
+        self.len += 1;
+    }
+
+    /// # Safety: `b` is on this queue.
+    unsafe fn remove(&mut self, b: *mut Block) {
+        // SAFETY: the caller owns the queue's blocks.
+        unsafe {
+            let (p, n) = ((*b).prev, (*b).next);
+            if p.is_null() { self.first = n } else { (*p).next = n }
+            if n.is_null() { self.last = p } else { (*n).prev = p }
+            (*b).next = ptr::null_mut();
+            (*b).prev = ptr::null_mut();
+        }
+        self.len -= 1;
+    }
+
+    fn blocks(&self) -> Vec<*mut Block> {
+        let mut v = Vec::with_capacity(self.len);
+        let mut b = self.first;
+        while !b.is_null() {
+            v.push(b);
+            // SAFETY: blocks of an owned queue are live.
+            b = unsafe { (*b).next };
+        }
+        v
+    }
+}
+
+/// What a heap sweep did, for statistics and tests.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SweepStats {
+    /// Blocks swept.
+    pub blocks: usize,
+    /// Blocks found empty and given back.
+    pub released: usize,
+    /// Partly used blocks of idle bins abandoned to the global stacks.
+    pub abandoned: usize,
+    /// Live cells found.
+    pub live_cells: usize,
+}
+
+/// A thread-local heap. It must not move once used (blocks point to it): create it with
+/// [`Heap::new_boxed`] or in place with [`Heap::init_in_place`].
+#[repr(C)]
+pub struct Heap {
+    /// Size in words → the current block of that size's bin (or the empty block).
+    direct: [*mut Block; DIRECT_SLOTS],
+    queues: [Queue; BIN_COUNT],
+    full: Queue,
+    /// Cells freed by other threads into this heap's full blocks (pushed lock-free, taken whole).
+    xdelayed: AtomicPtr<Cell>,
+    shared: &'static Shared,
+    /// Bins whose slow path ran since the last sweep.
+    slow_bins: u64,
+    /// Per bin, the first block's `free` right after the last sweep (idle-bin detection).
+    free_at_sweep: [*mut Cell; BIN_COUNT],
+}
+
+// SAFETY: a heap is used by one thread at a time (its owner, or a GC worker while the owner
+// is stopped); other threads touch only `xdelayed`, atomically.
+unsafe impl Send for Heap {}
+
+impl Heap {
+    /// A new heap on the global allocator's heap.
+    pub fn new_boxed(shared: &'static Shared) -> Box<Heap> {
+        let mut b = Box::<Heap>::new_uninit();
+        // SAFETY: `init_in_place` writes every field.
+        unsafe {
+            Heap::init_in_place(b.as_mut_ptr(), shared);
+            b.assume_init()
+        }
+    }
+
+    /// Initialises a heap at `at`.
+    ///
+    /// # Safety
+    /// `at` is valid for writes of a `Heap` and will not move while the heap is used.
+    pub unsafe fn init_in_place(at: *mut Heap, shared: &'static Shared) {
+        // SAFETY: the caller provides writable memory for a Heap.
+        unsafe {
+            at.write(Heap {
+                direct: [empty_block(); DIRECT_SLOTS],
+                queues: [Queue::EMPTY; BIN_COUNT],
+                full: Queue::EMPTY,
+                xdelayed: AtomicPtr::new(ptr::null_mut()),
+                shared,
+                slow_bins: 0,
+                free_at_sweep: [ptr::null_mut(); BIN_COUNT],
+            })
+        }
+    }
+
+    /// The shared instance.
+    pub fn shared(&self) -> &'static Shared {
+        self.shared
+    }
+
+    /// Allocates a cell of at least `size` bytes, 8-byte aligned (1 ..= `MAX_SMALL_BYTES`).
+    /// Null if memory is exhausted (the source is empty or the budget vetoed a page).
+    /// Panics on a zero or oversized size.
+    #[inline(always)]
+    pub fn alloc(&mut self, size: usize) -> *mut u8 {
+        if size.wrapping_sub(1) < MAX_DIRECT_BYTES {
+            let block = self.direct[(size + WORD_BYTES - 1) >> LOG_WORD_BYTES];
+            // SAFETY: direct slots point to live owned blocks or the never-written empty block,
+            // whose `free` is null; a listed cell's first word is its link.
+            unsafe {
+                let cell = (*block).free;
+                if !cell.is_null() {
+                    (*block).free = (*cell).next;
+                    (*block).used += 1;
+                    // Handed-out cells never expose a link (and read as zero in zeroed mode).
+                    (*cell).next = ptr::null_mut();
+                    return cell as *mut u8;
+                }
+            }
+            return self.alloc_generic(bin_of(size));
+        }
+        self.alloc_medium(size)
+    }
+
+    /// Allocates from bin `bin` directly (the caller computed the bin, e.g. for alignment).
+    pub fn alloc_bin(&mut self, bin: usize) -> *mut u8 {
+        assert!((1..BIN_COUNT).contains(&bin), "invalid bin {bin}");
+        let b = self.queues[bin].first;
+        if !b.is_null() {
+            // SAFETY: queued blocks are live and owned.
+            let c = unsafe { (*b).pop() };
+            if !c.is_null() {
+                return c;
+            }
+        }
+        self.alloc_generic(bin)
+    }
+
+    #[inline(never)]
+    fn alloc_medium(&mut self, size: usize) -> *mut u8 {
+        assert!(size != 0, "shardsweep: zero-sized allocation request");
+        assert!(
+            size <= MAX_SMALL_BYTES,
+            "shardsweep: allocation of {size} bytes exceeds the largest small size {MAX_SMALL_BYTES}; large objects go to the large-object path"
+        );
+        self.alloc_bin(bin_of(size))
+    }
+
+    /// The generic slow path (mimalloc's `_mi_malloc_generic`): temporal cadence happens here.
+    #[inline(never)]
+    fn alloc_generic(&mut self, bin: usize) -> *mut u8 {
+        self.slow_bins |= 1 << bin;
+        self.drain_delayed();
+        let shared = self.shared;
+        let zero = shared.settings.zero_cells;
+        // 1. Search the bin's queue (bounded).
+        let mut b = self.queues[bin].first;
+        let mut searched = 0;
+        while !b.is_null() && searched < MAX_SEARCH {
+            // SAFETY: queued blocks are live and owned by this heap.
+            unsafe {
+                let next = (*b).next;
+                (*b).collect();
+                if (*b).has_free() {
+                    return self.use_block(bin, b);
+                }
+                if (*b).can_extend() {
+                    if !(*b).extend(shared.budget, zero) {
+                        return ptr::null_mut(); // the budget vetoed a page: time to collect
+                    }
+                    return self.use_block(bin, b);
+                }
+                self.to_full(b);
+                b = next;
+            }
+            searched += 1;
+        }
+        // 2. Adopt an abandoned block of this bin (bounded).
+        for _ in 0..MAX_ADOPT {
+            let Some(b) = shared.adopt(bin) else { break };
+            // SAFETY: popping made us the owner.
+            unsafe {
+                self.take_ownership(b);
+                (*b).collect();
+                if (*b).has_free() || ((*b).can_extend() && (*b).extend(shared.budget, zero)) {
+                    (*b).state = BlockState::Queued;
+                    self.queues[bin].push_front(b);
+                    return self.use_block(bin, b);
+                }
+                if (*b).can_extend() {
+                    // Vetoed: keep the block and report exhaustion.
+                    (*b).state = BlockState::Queued;
+                    self.queues[bin].push_front(b);
+                    return ptr::null_mut();
+                }
+                (*b).state = BlockState::Queued;
+                self.queues[bin].push_front(b);
+                self.to_full(b);
+            }
+        }
+        // 3. A fresh block.
+        let Some(b) = shared.fresh_block(bin) else { return ptr::null_mut() };
+        // SAFETY: the fresh block is ours.
+        unsafe {
+            self.take_ownership(b);
+            (*b).state = BlockState::Queued;
+            self.queues[bin].push_front(b);
+            if !(*b).extend(shared.budget, zero) {
+                return ptr::null_mut();
+            }
+            self.use_block(bin, b)
+        }
+    }
+
+    /// Makes `b` (queued, with a free cell) the bin's current block and pops from it.
+    unsafe fn use_block(&mut self, bin: usize, b: *mut Block) -> *mut u8 {
+        // SAFETY: `b` is on this bin's queue and owned.
+        unsafe {
+            if self.queues[bin].first != b {
+                self.queues[bin].remove(b);
+                self.queues[bin].push_front(b);
+            }
+            self.set_direct(bin);
+            (*b).pop()
+        }
+    }
+
+    /// Points the direct slots of `bin` at its current block.
+    fn set_direct(&mut self, bin: usize) {
+        let lo_bytes = if bin == 1 { 0 } else { bin_bytes(bin - 1) + 1 };
+        let hi_bytes = bin_bytes(bin);
+        if lo_bytes > MAX_DIRECT_BYTES {
+            return;
+        }
+        let first = if self.queues[bin].first.is_null() { empty_block() } else { self.queues[bin].first };
+        let lo = lo_bytes.div_ceil(WORD_BYTES);
+        let hi = (hi_bytes / WORD_BYTES).min(DIRECT_SLOTS - 1);
+        for w in lo..=hi {
+            self.direct[w] = first;
+        }
+    }
+
+    /// # Safety: the caller owns `b`, which is on no list.
+    unsafe fn take_ownership(&mut self, b: *mut Block) {
+        // SAFETY: per the contract.
+        unsafe {
+            // Release: a remote freer on the delayed path reads the heap with Acquire.
+            (*b).xheap.store(self as *mut Heap, Ordering::Release);
+            (*b).xthread_free.set_delay(Delay::NoDelayed, true);
+        }
+    }
+
+    /// # Safety: `b` is queued in this heap.
+    unsafe fn to_full(&mut self, b: *mut Block) {
+        // SAFETY: per the contract.
+        unsafe {
+            let bin = (*b).bin();
+            self.queues[bin].remove(b);
+            (*b).xthread_free.set_delay(Delay::UseDelayed, false);
+            (*b).state = BlockState::Full;
+            self.full.push_front(b);
+            self.set_direct(bin);
+        }
+    }
+
+    /// # Safety: `b` is in this heap's full list.
+    unsafe fn unfull(&mut self, b: *mut Block) {
+        // SAFETY: per the contract.
+        unsafe {
+            self.full.remove(b);
+            (*b).xthread_free.set_delay(Delay::NoDelayed, false);
+            (*b).state = BlockState::Queued;
+            let bin = (*b).bin();
+            // At the back: the current block stays current.
+            if self.queues[bin].first.is_null() {
+                self.queues[bin].push_front(b);
+                self.set_direct(bin);
+            } else {
+                let q = &mut self.queues[bin];
+                (*b).next = ptr::null_mut();
+                (*b).prev = q.last;
+                (*q.last).next = b;
+                q.last = b;
+                q.len += 1;
+            }
+        }
+    }
+
+    /// Frees `p`, a cell returned by some heap of the same instance, from this thread.
+    ///
+    /// # Safety
+    /// `p` was allocated from this instance, is freed once, and is not used afterwards.
+    pub unsafe fn free(&mut self, p: *mut u8) {
+        let b = Block::of(p);
+        // SAFETY: `p` lies in a live block of this instance (contract).
+        unsafe {
+            debug_assert!((*b).is_live_header(), "shardsweep: free of {p:?}: not a shardsweep block (foreign pointer)");
+            debug_assert!((*b).cell_index(p).is_some(), "shardsweep: free of {p:?}: not the start of a cell");
+            if self.shared.settings.zero_cells {
+                ptr::write_bytes(p, 0, (*b).cell_size());
+            }
+            // Relaxed: only this thread ever stores its own heap into xheap.
+            if (*b).xheap.load(Ordering::Relaxed) == self as *mut Heap {
+                self.free_owned(b, p);
+            } else {
+                free_remote(b, p);
+            }
+        }
+    }
+
+    /// # Safety: `b` is owned by this heap and `p` an allocated cell of it.
+    unsafe fn free_owned(&mut self, b: *mut Block, p: *mut u8) {
+        // SAFETY: per the contract.
+        unsafe {
+            #[cfg(debug_assertions)]
+            debug_assert!(!is_listed(b, p), "shardsweep: double free of {p:?}");
+            let empty = (*b).free_local(p);
+            if (*b).state == BlockState::Full {
+                self.unfull(b);
+            }
+            if empty {
+                let bin = (*b).bin();
+                // Keep the bin's current block (mimalloc's retire delay); give back others.
+                if self.queues[bin].first != b {
+                    self.queues[bin].remove(b);
+                    (*b).collect();
+                    if (*b).used() == 0 {
+                        self.shared.release_block(b);
+                    } else {
+                        self.queues[bin].push_front(b);
+                        self.set_direct(bin);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Frees the cells other threads pushed onto this heap's delayed list.
+    fn drain_delayed(&mut self) {
+        // Relaxed check first: the common case is an empty list, one load.
+        if self.xdelayed.load(Ordering::Relaxed).is_null() {
+            return;
+        }
+        // Acquire: pairs with the freers' Release pushes.
+        let mut c = self.xdelayed.swap(ptr::null_mut(), Ordering::Acquire);
+        while !c.is_null() {
+            // SAFETY: cells on the delayed list are allocated cells of blocks this heap owns
+            // (a heap is only abandoned after every freer left the delayed path).
+            unsafe {
+                let next = (*c).next;
+                let b = Block::of(c as *const u8);
+                self.free_owned(b, c as *mut u8);
+                c = next;
+            }
+        }
+    }
+
+    /// Number of blocks this heap owns (queued and full).
+    pub fn owned_blocks(&self) -> usize {
+        self.queues.iter().map(|q| q.len).sum::<usize>() + self.full.len
+    }
+
+    /// Every block this heap owns.
+    pub fn blocks(&self) -> Vec<*mut Block> {
+        let mut v = self.full.blocks();
+        for q in self.queues.iter() {
+            v.extend(q.blocks());
+        }
+        v
+    }
+
+    /// Sweeps every block of this heap (stop-the-world: the owner is stopped, the caller has
+    /// exclusive access). Empty blocks go back to the source; full ones to the full list;
+    /// partly used ones to their bin's queue, unless the bin was idle since the previous sweep
+    /// and `abandon_idle_bins` is set, in which case they are abandoned for other threads.
+    pub fn sweep(&mut self, is_live: &mut dyn FnMut(*mut u8) -> bool) -> SweepStats {
+        self.drain_delayed();
+        let shared = self.shared;
+        let s = shared.settings;
+        let mut stats = SweepStats::default();
+        let mut idle = [false; BIN_COUNT];
+        for (bin, idle) in idle.iter_mut().enumerate().skip(1) {
+            let first = self.queues[bin].first;
+            // SAFETY: queued blocks are live and owned.
+            let free_now = if first.is_null() { ptr::null_mut() } else { unsafe { (*first).free } };
+            *idle = s.abandon_idle_bins && self.slow_bins & (1 << bin) == 0 && free_now == self.free_at_sweep[bin];
+        }
+        let blocks = self.blocks();
+        self.queues = [Queue::EMPTY; BIN_COUNT];
+        self.full = Queue::EMPTY;
+        for b in blocks {
+            stats.blocks += 1;
+            // SAFETY: we have exclusive access to the heap and its blocks.
+            unsafe {
+                (*b).next = ptr::null_mut();
+                (*b).prev = ptr::null_mut();
+                (*b).collect();
+                let r = (*b).sweep(is_live, s.zero_cells, s.accounting, shared.budget, shared.os);
+                stats.live_cells += (*b).used();
+                let bin = (*b).bin();
+                match r {
+                    SweepResult::Empty => {
+                        stats.released += 1;
+                        shared.release_block(b);
+                    }
+                    SweepResult::Full => {
+                        (*b).xthread_free.set_delay(Delay::UseDelayed, false);
+                        (*b).state = BlockState::Full;
+                        self.full.push_front(b);
+                    }
+                    SweepResult::Partial if idle[bin] => {
+                        stats.abandoned += 1;
+                        shared.abandon(b);
+                    }
+                    SweepResult::Partial => {
+                        (*b).xthread_free.set_delay(Delay::NoDelayed, false);
+                        (*b).state = BlockState::Queued;
+                        self.queues[bin].push_front(b);
+                    }
+                }
+            }
+        }
+        self.slow_bins = 0;
+        for bin in 1..BIN_COUNT {
+            self.set_direct(bin);
+            let first = self.queues[bin].first;
+            // SAFETY: queued blocks are live and owned.
+            self.free_at_sweep[bin] = if first.is_null() { ptr::null_mut() } else { unsafe { (*first).free } };
+        }
+        stats
+    }
+
+    /// Gives up every block: empty ones to the source, the rest to the abandoned stacks (a
+    /// thread exits). The heap is empty afterwards and may be dropped.
+    pub fn abandon_all(&mut self) {
+        let blocks = self.blocks();
+        // First stop delayed frees into this heap (waits out freers on the delayed path)...
+        for &b in &blocks {
+            // SAFETY: owned blocks.
+            unsafe { (*b).xthread_free.set_delay(Delay::Never, true) };
+        }
+        // ...then take what they delivered.
+        self.drain_delayed();
+        let blocks = self.blocks();
+        self.queues = [Queue::EMPTY; BIN_COUNT];
+        self.full = Queue::EMPTY;
+        self.direct = [empty_block(); DIRECT_SLOTS];
+        for b in blocks {
+            // SAFETY: owned blocks, now on no list.
+            unsafe {
+                (*b).next = ptr::null_mut();
+                (*b).prev = ptr::null_mut();
+                (*b).collect();
+                if (*b).used() == 0 {
+                    self.shared.release_block(b);
+                } else {
+                    self.shared.abandon(b);
+                }
+            }
+        }
+    }
+
+    /// Checks every owned block's invariants and the queue structure.
+    pub fn is_valid(&self) -> bool {
+        for (bin, q) in self.queues.iter().enumerate() {
+            for b in q.blocks() {
+                // SAFETY: owned blocks.
+                let ok = unsafe {
+                    (*b).is_valid()
+                        && (*b).bin() == bin
+                        && (*b).state == BlockState::Queued
+                        && (*b).xheap.load(Ordering::Relaxed) == self as *const Heap as *mut Heap
+                };
+                if !ok {
+                    return false;
+                }
+            }
+        }
+        self.full.blocks().into_iter().all(|b| {
+            // SAFETY: owned blocks.
+            unsafe { (*b).is_valid() && (*b).state == BlockState::Full }
+        })
+    }
+}
+
+impl Drop for Heap {
+    fn drop(&mut self) {
+        self.abandon_all();
+    }
+}
+
+/// Frees `p` (a cell of `b`) from a thread that does not own `b`: a lock-free push onto the
+/// block's thread-free list, or, if the block is full, onto its owner heap's delayed list.
+///
+/// # Safety
+/// `p` is an allocated cell of the live block `b`, freed once.
+pub unsafe fn free_remote(b: *mut Block, p: *mut u8) {
+    // SAFETY: per the contract.
+    unsafe {
+        if (*b).xthread_free.push(p as *mut Cell) == PushOutcome::MustDelay {
+            // The state is Freeing: the owner cannot abandon the heap until we end it, so the
+            // heap pointer stays valid. Acquire: pairs with `take_ownership`'s Release.
+            let heap = (*b).xheap.load(Ordering::Acquire);
+            // A block in UseDelayed is in its owner's full list, and the owner clears xheap
+            // only after moving the block to Never, which waits for this Freeing to end.
+            debug_assert!(!heap.is_null(), "delayed free into an abandoned block");
+            let c = p as *mut Cell;
+            let mut head = (*heap).xdelayed.load(Ordering::Relaxed);
+            loop {
+                (*c).next = head;
+                // Release: the link happens-before the owner's Acquire swap.
+                match (*heap).xdelayed.compare_exchange_weak(head, c, Ordering::Release, Ordering::Relaxed) {
+                    Ok(_) => break,
+                    Err(now) => head = now,
+                }
+            }
+            (*b).xthread_free.end_delayed_freeing();
+        }
+    }
+}
+
+/// Whether `p` is on `b`'s free or local-free list (debug double-free check; O(capacity)).
+#[cfg(debug_assertions)]
+unsafe fn is_listed(b: *mut Block, p: *mut u8) -> bool {
+    // SAFETY: owned block; listed cells hold links.
+    unsafe {
+        for mut c in [(*b).free, (*b).local_free] {
+            while !c.is_null() {
+                if c as *mut u8 == p {
+                    return true;
+                }
+                c = (*c).next;
+            }
+        }
+    }
+    false
+}

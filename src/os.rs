@@ -1,0 +1,123 @@
+//! Where blocks come from and how pages go back to the OS.
+
+use crate::config::{BLOCK_BYTES, PAGE_BYTES};
+use std::ptr::NonNull;
+
+/// How a page that no allocated cell overlaps is given back to the OS.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Advice {
+    /// `madvise(MADV_DONTNEED)`: freed at once, reads back as zeros.
+    DontNeed,
+    /// `madvise(MADV_FREE)`: freed lazily under memory pressure; content undefined until then.
+    Free,
+    /// Keep the page resident (accounting only).
+    Keep,
+}
+
+impl Advice {
+    /// Parses `dontneed`, `free` or `keep`.
+    pub fn parse(s: &str) -> Result<Advice, String> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "dontneed" | "madv_dontneed" => Ok(Advice::DontNeed),
+            "free" | "madv_free" => Ok(Advice::Free),
+            "keep" | "none" => Ok(Advice::Keep),
+            other => Err(format!("invalid page advice {other:?}: valid values are dontneed, free, keep")),
+        }
+    }
+}
+
+/// Gives pages back to the OS. Tests implement it to observe what is given back.
+pub trait OsMemory: Sync {
+    /// Gives back `len` bytes at `addr` (page-aligned, whole pages, inside one block).
+    ///
+    /// # Safety
+    /// No live data may be in the range.
+    unsafe fn release_pages(&self, addr: *mut u8, len: usize);
+    /// Whether released pages read back as zeros (so they need no zeroing before reuse).
+    fn released_pages_are_zero(&self) -> bool;
+}
+
+/// The real thing: `madvise` with a configurable advice.
+#[derive(Debug)]
+pub struct Madvise {
+    /// The advice used.
+    pub advice: Advice,
+}
+
+impl OsMemory for Madvise {
+    unsafe fn release_pages(&self, addr: *mut u8, len: usize) {
+        debug_assert!(addr as usize % PAGE_BYTES == 0 && len % PAGE_BYTES == 0);
+        let advice = match self.advice {
+            Advice::DontNeed => libc::MADV_DONTNEED,
+            Advice::Free => libc::MADV_FREE,
+            Advice::Keep => return,
+        };
+        // SAFETY: the caller guarantees the range is ours and holds no live data; madvise on a
+        // mapped private anonymous range only drops its contents.
+        let rc = unsafe { libc::madvise(addr.cast(), len, advice) };
+        debug_assert_eq!(rc, 0, "madvise({addr:?}, {len}) failed");
+    }
+    fn released_pages_are_zero(&self) -> bool {
+        self.advice == Advice::DontNeed
+    }
+}
+
+/// A supply of whole, block-aligned blocks.
+///
+/// # Safety
+/// Implementations must return distinct, `BLOCK_BYTES`-aligned, readable and writable ranges of
+/// `BLOCK_BYTES` bytes that stay mapped until released.
+pub unsafe trait BlockSource: Sync {
+    /// A block; `true` with it if all its bytes are known to be zero. `None` if exhausted.
+    fn acquire_block(&self) -> Option<(NonNull<u8>, bool)>;
+    /// Takes a block back. The core has already given its pages back to the OS.
+    ///
+    /// # Safety
+    /// `block` came from `acquire_block` of this source and is not used afterwards.
+    unsafe fn release_block(&self, block: NonNull<u8>);
+}
+
+/// Maps `bytes` of fresh anonymous memory aligned to `align` (a power of two >= page size).
+/// Returns null on failure.
+pub(crate) fn map_aligned(bytes: usize, align: usize) -> *mut u8 {
+    let len = bytes + align;
+    // SAFETY: an anonymous private mapping with no address hint has no preconditions.
+    let p = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            len,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+            -1,
+            0,
+        )
+    };
+    if p == libc::MAP_FAILED {
+        return std::ptr::null_mut();
+    }
+    let start = p as usize;
+    let aligned = (start + align - 1) & !(align - 1);
+    // SAFETY: both trimmed ranges are parts of the mapping just made, unused by anyone.
+    unsafe {
+        if aligned > start {
+            libc::munmap(p, aligned - start);
+        }
+        let end = start + len;
+        let tail = aligned + bytes;
+        if end > tail {
+            libc::munmap(tail as *mut libc::c_void, end - tail);
+        }
+    }
+    aligned as *mut u8
+}
+
+/// Unmaps what [`map_aligned`] mapped.
+///
+/// # Safety
+/// `p .. p + bytes` was mapped by `map_aligned` and is not used afterwards.
+pub(crate) unsafe fn unmap(p: *mut u8, bytes: usize) {
+    // SAFETY: the caller guarantees the range is a mapping of ours.
+    unsafe { libc::munmap(p.cast(), bytes) };
+}
+
+const _: () = assert!(BLOCK_BYTES % PAGE_BYTES == 0);

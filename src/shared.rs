@@ -1,0 +1,154 @@
+//! What all heaps of one allocator instance share: the block source, the page budget, the OS
+//! interface, the settings, and the per-bin stacks of abandoned blocks.
+
+use crate::block::{Block, BlockState, SweepResult};
+use crate::block_stack::BlockStack;
+use crate::budget::{Accounting, PageBudget};
+use crate::os::{BlockSource, OsMemory};
+use crate::size_class::BIN_COUNT;
+use crate::sync::Ordering;
+use crate::thread_free::Delay;
+use std::ptr::NonNull;
+
+/// Settings of an allocator instance.
+#[derive(Clone, Copy, Debug)]
+pub struct Settings {
+    /// Page or whole-block charging.
+    pub accounting: Accounting,
+    /// Cells handed out must read as zero (garbage-collected mode: the VM expects zeroed
+    /// objects). Fresh pages are zero from the OS; swept cells are zeroed by the sweep.
+    pub zero_cells: bool,
+    /// Bins of a heap that saw no allocation since the previous sweep are abandoned to the
+    /// global stacks at the sweep, so other threads can use their free cells (no stranding).
+    pub abandon_idle_bins: bool,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings { accounting: Accounting::Page, zero_cells: false, abandon_idle_bins: true }
+    }
+}
+
+/// The shared part of an allocator instance. Lives for the program (`&'static`): heaps and
+/// blocks point at it.
+pub struct Shared {
+    pub(crate) source: &'static dyn BlockSource,
+    pub(crate) budget: &'static dyn PageBudget,
+    pub(crate) os: &'static dyn OsMemory,
+    pub(crate) settings: Settings,
+    /// Partly used (or full) blocks that no heap owns, per bin.
+    pub(crate) abandoned: [BlockStack; BIN_COUNT],
+}
+
+impl Shared {
+    /// An instance over the given source, budget and OS interface.
+    pub const fn new(
+        source: &'static dyn BlockSource,
+        budget: &'static dyn PageBudget,
+        os: &'static dyn OsMemory,
+        settings: Settings,
+    ) -> Shared {
+        Shared {
+            source,
+            budget,
+            os,
+            settings,
+            abandoned: [const { BlockStack::new() }; BIN_COUNT],
+        }
+    }
+
+    /// Leaks a new instance, for embedders that create one per process or per VM instance.
+    pub fn leak(self) -> &'static Shared {
+        Box::leak(Box::new(self))
+    }
+
+    /// The settings.
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+    /// The page budget.
+    pub fn budget(&self) -> &'static dyn PageBudget {
+        self.budget
+    }
+
+    /// Takes a fresh block from the source for `bin` and initialises it (charging page 0, or
+    /// the whole block). `None` if the source is exhausted or the budget vetoes.
+    pub(crate) fn fresh_block(&self, bin: usize) -> Option<*mut Block> {
+        let (start, zeroed) = self.source.acquire_block()?;
+        // SAFETY: the source hands out unused, block-aligned blocks.
+        let block = unsafe { Block::init(start.as_ptr(), bin, zeroed, self.settings.accounting, self.budget) };
+        if block.is_null() {
+            // SAFETY: the block came from this source and was not initialised.
+            unsafe { self.source.release_block(start) };
+            return None;
+        }
+        Some(block)
+    }
+
+    /// Gives an empty block back: its pages to the OS, its charge to the budget, the block to
+    /// the source.
+    ///
+    /// # Safety
+    /// `block` is an empty block owned by the caller and on no list.
+    pub(crate) unsafe fn release_block(&self, block: *mut Block) {
+        // SAFETY: the caller owns the empty block.
+        unsafe {
+            (*block).retire(self.budget, self.os);
+            self.source.release_block(NonNull::new_unchecked(block as *mut u8));
+        }
+    }
+
+    /// Abandons `block` (owned by the caller, on no list) to the global stack of its bin.
+    ///
+    /// # Safety
+    /// As for [`BlockStack::push`].
+    pub(crate) unsafe fn abandon(&self, block: *mut Block) {
+        // SAFETY: the caller owns the block.
+        unsafe {
+            (*block).xthread_free.set_delay(Delay::Never, false);
+            // Release: a remote freer that reads a null heap sees the block in Never state.
+            (*block).xheap.store(std::ptr::null_mut(), Ordering::Release);
+            (*block).state = BlockState::Abandoned;
+            (*block).next = std::ptr::null_mut();
+            (*block).prev = std::ptr::null_mut();
+            self.abandoned[(*block).bin()].push(block);
+        }
+    }
+
+    /// Pops an abandoned block of `bin`, if any (the caller becomes its owner).
+    pub(crate) fn adopt(&self, bin: usize) -> Option<*mut Block> {
+        self.abandoned[bin].pop()
+    }
+
+    /// Number of abandoned blocks (a stop-the-world statistic; walks the stacks).
+    pub fn abandoned_blocks(&self) -> usize {
+        let mut n = 0;
+        for s in self.abandoned.iter() {
+            let v = s.drain();
+            n += v.len();
+            for b in v.into_iter().rev() {
+                // SAFETY: we popped them and push them back unchanged.
+                unsafe { s.push(b) };
+            }
+        }
+        n
+    }
+
+    /// Sweeps the abandoned blocks of bins `bins` (stop-the-world: no heap may adopt
+    /// concurrently). Empty blocks go back to the source; the rest stay abandoned.
+    pub fn sweep_abandoned(&self, bins: std::ops::Range<usize>, is_live: &mut dyn FnMut(*mut u8) -> bool) {
+        for bin in bins {
+            let blocks = self.abandoned[bin].drain();
+            for b in blocks.into_iter().rev() {
+                // SAFETY: the world is stopped and the block was popped: we own it.
+                unsafe {
+                    (*b).collect();
+                    match (*b).sweep(is_live, self.settings.zero_cells, self.settings.accounting, self.budget, self.os) {
+                        SweepResult::Empty => self.release_block(b),
+                        _ => self.abandoned[bin].push(b),
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,235 @@
+//! Standalone mode: the core as a malloc-like allocator over memory it maps itself, usable from
+//! any thread and as a Rust `#[global_allocator]` ([`ShardSweepAlloc`]), so that the port can be
+//! checked against real mimalloc's behaviour and speed.
+//!
+//! Small requests (up to [`MAX_SMALL_BYTES`], alignment up to 128) go to the calling thread's
+//! heap; larger ones are mapped directly, like mimalloc's huge pages. Nothing here allocates
+//! through the global allocator, so it can be the global allocator.
+
+use crate::block::Block;
+use crate::block_stack::BlockStack;
+use crate::budget::{Accounting, CountingBudget};
+use crate::config::{BLOCK_BYTES, PAGE_BYTES};
+use crate::heap::{free_remote, Heap};
+use crate::os::{map_aligned, unmap, Advice, BlockSource, Madvise};
+use crate::shared::{Settings, Shared};
+use crate::size_class::bin_for_aligned;
+use crate::sync::{AtomicUsize, Ordering};
+use std::alloc::{GlobalAlloc, Layout};
+use std::cell::Cell as StdCell;
+use std::ptr::{self, NonNull};
+
+/// Address space reserved for blocks (not committed: pages are touched on demand).
+pub const ARENA_BYTES: usize = 64 << 30;
+
+/// A block source over one lazily reserved, block-aligned range: fresh blocks by bumping, given
+/// back blocks on a lock-free stack. Its memory stays mapped for the life of the process.
+pub struct ArenaSource {
+    xbase: AtomicUsize,
+    xbump: AtomicUsize,
+    bytes: usize,
+    released: BlockStack,
+}
+
+impl ArenaSource {
+    /// An arena of `bytes` (reserved on first use).
+    pub const fn new(bytes: usize) -> ArenaSource {
+        ArenaSource { xbase: AtomicUsize::new(0), xbump: AtomicUsize::new(0), bytes, released: BlockStack::new() }
+    }
+
+    fn base(&self) -> usize {
+        // Acquire: pairs with the Release CAS that published the mapping.
+        let b = self.xbase.load(Ordering::Acquire);
+        if b != 0 {
+            return b;
+        }
+        let p = map_aligned(self.bytes, BLOCK_BYTES) as usize;
+        assert!(p != 0, "shardsweep: cannot reserve {} bytes of address space", self.bytes);
+        // AcqRel: publish our mapping, or acquire the winner's.
+        match self.xbase.compare_exchange(0, p, Ordering::AcqRel, Ordering::Acquire) {
+            Ok(_) => p,
+            Err(winner) => {
+                // SAFETY: we mapped `p` and nobody saw it.
+                unsafe { unmap(p as *mut u8, self.bytes) };
+                winner
+            }
+        }
+    }
+
+    /// Whether `p` lies in the arena.
+    pub fn contains(&self, p: *const u8) -> bool {
+        let b = self.xbase.load(Ordering::Relaxed);
+        b != 0 && (p as usize).wrapping_sub(b) < self.bytes
+    }
+}
+
+// SAFETY: blocks are disjoint, block-aligned slices of one mapping that is never unmapped.
+unsafe impl BlockSource for ArenaSource {
+    fn acquire_block(&self) -> Option<(NonNull<u8>, bool)> {
+        if let Some(b) = self.released.pop() {
+            // Its header page holds the stack link: not all zero.
+            return NonNull::new(b as *mut u8).map(|p| (p, false));
+        }
+        let base = self.base();
+        // Relaxed: the bump only hands out disjoint offsets; the mapping was acquired above.
+        let off = self.xbump.fetch_add(BLOCK_BYTES, Ordering::Relaxed);
+        if off + BLOCK_BYTES > self.bytes {
+            return None;
+        }
+        NonNull::new((base + off) as *mut u8).map(|p| (p, true))
+    }
+    unsafe fn release_block(&self, block: NonNull<u8>) {
+        // SAFETY: the block came from this arena and its header is dead; the stack link goes in
+        // its first bytes.
+        unsafe { self.released.push(block.as_ptr() as *mut Block) };
+    }
+}
+
+static ARENA: ArenaSource = ArenaSource::new(ARENA_BYTES);
+static BUDGET: CountingBudget = CountingBudget::unlimited();
+static OS: Madvise = Madvise { advice: Advice::DontNeed };
+static SHARED: Shared = Shared::new(
+    &ARENA,
+    &BUDGET,
+    &OS,
+    Settings { accounting: Accounting::Page, zero_cells: false, abandon_idle_bins: false },
+);
+
+/// Bytes of memory for a heap, rounded to pages.
+const HEAP_MAP_BYTES: usize = std::mem::size_of::<Heap>().div_ceil(PAGE_BYTES) * PAGE_BYTES;
+
+struct HeapSlot(StdCell<*mut Heap>);
+
+impl Drop for HeapSlot {
+    fn drop(&mut self) {
+        let h = self.0.replace(ptr::null_mut());
+        if !h.is_null() {
+            // SAFETY: the heap was made by `local_heap` on this thread; it is dropped once.
+            unsafe {
+                ptr::drop_in_place(h);
+                unmap(h as *mut u8, HEAP_MAP_BYTES);
+            }
+        }
+    }
+}
+
+thread_local! {
+    static HEAP: HeapSlot = const { HeapSlot(StdCell::new(ptr::null_mut())) };
+}
+
+/// Runs `f` with this thread's heap, creating it on first use. `None` while the thread is
+/// being torn down (its heap is gone).
+#[inline(always)]
+fn with_heap<R>(f: impl FnOnce(&mut Heap) -> R) -> Option<R> {
+    HEAP.try_with(|slot| {
+        let mut h = slot.0.get();
+        if h.is_null() {
+            h = new_heap();
+            slot.0.set(h);
+        }
+        // SAFETY: the heap is this thread's own; no other reference to it is live.
+        f(unsafe { &mut *h })
+    })
+    .ok()
+}
+
+#[cold]
+fn new_heap() -> *mut Heap {
+    let h = map_aligned(HEAP_MAP_BYTES, PAGE_BYTES) as *mut Heap;
+    assert!(!h.is_null(), "shardsweep: cannot map a thread heap");
+    // SAFETY: fresh memory of the right size that never moves.
+    unsafe { Heap::init_in_place(h, &SHARED) };
+    h
+}
+
+/// The standalone allocator's entry points.
+pub struct Standalone;
+
+impl Standalone {
+    /// Allocates `layout`; null if out of memory. Panics on a zero size.
+    #[inline]
+    pub fn alloc(layout: Layout) -> *mut u8 {
+        let size = layout.size();
+        assert!(size != 0, "shardsweep: zero-sized allocation request");
+        if layout.align() <= 8 && size <= crate::config::MAX_SMALL_BYTES {
+            return with_heap(|h| h.alloc(size)).unwrap_or_else(|| Self::alloc_orphan(layout));
+        }
+        match bin_for_aligned(size, layout.align()) {
+            Some(bin) => with_heap(|h| h.alloc_bin(bin)).unwrap_or_else(|| Self::alloc_orphan(layout)),
+            None => Self::alloc_large(layout),
+        }
+    }
+
+    /// Frees `p`, allocated with `layout` by [`Standalone::alloc`], from any thread.
+    ///
+    /// # Safety
+    /// `p` came from `alloc(layout)` and is freed once.
+    #[inline]
+    pub unsafe fn dealloc(p: *mut u8, layout: Layout) {
+        if !ARENA.contains(p) {
+            debug_assert!(
+                bin_for_aligned(layout.size(), layout.align()).is_none() || layout.align() <= 8 && layout.size() > crate::config::MAX_SMALL_BYTES,
+                "shardsweep: free of {p:?}: not allocated by shardsweep (foreign pointer)"
+            );
+            // SAFETY: large allocations are whole mappings of this size (contract).
+            unsafe { unmap(p, Self::large_bytes(layout)) };
+            return;
+        }
+        // SAFETY: `p` is a cell of a live arena block (contract).
+        let done = with_heap(|h| unsafe { h.free(p) });
+        if done.is_none() {
+            // Thread teardown: free as a foreign thread would.
+            // SAFETY: as above.
+            unsafe { free_remote(Block::of(p), p) };
+        }
+    }
+
+    fn large_bytes(layout: Layout) -> usize {
+        layout.size().div_ceil(PAGE_BYTES) * PAGE_BYTES
+    }
+
+    #[cold]
+    fn alloc_large(layout: Layout) -> *mut u8 {
+        assert!(layout.align() <= BLOCK_BYTES, "shardsweep: unsupported alignment {} (at most {BLOCK_BYTES})", layout.align());
+        map_aligned(Self::large_bytes(layout), layout.align().max(PAGE_BYTES))
+    }
+
+    /// An allocation on a thread whose heap is gone (during TLS teardown): a short-lived heap.
+    #[cold]
+    fn alloc_orphan(layout: Layout) -> *mut u8 {
+        let h = new_heap();
+        // SAFETY: a fresh heap used only here; its blocks are abandoned when it is dropped.
+        unsafe {
+            let p = match bin_for_aligned(layout.size(), layout.align()) {
+                Some(bin) => (*h).alloc_bin(bin),
+                None => ptr::null_mut(),
+            };
+            ptr::drop_in_place(h);
+            unmap(h as *mut u8, HEAP_MAP_BYTES);
+            p
+        }
+    }
+
+    /// Pages charged by all standalone heaps.
+    pub fn charged_pages() -> usize {
+        use crate::budget::PageBudget;
+        BUDGET.charged()
+    }
+}
+
+/// `#[global_allocator]` adapter: `static A: ShardSweepAlloc = ShardSweepAlloc;`.
+pub struct ShardSweepAlloc;
+
+// SAFETY: `Standalone` returns distinct, live, suitably aligned blocks of at least the
+// requested size, or null; dealloc accepts exactly what alloc returned.
+unsafe impl GlobalAlloc for ShardSweepAlloc {
+    #[inline]
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        Standalone::alloc(layout)
+    }
+    #[inline]
+    unsafe fn dealloc(&self, p: *mut u8, layout: Layout) {
+        // SAFETY: forwarded contract.
+        unsafe { Standalone::dealloc(p, layout) }
+    }
+}

@@ -1,0 +1,15 @@
+//! The atomics every concurrent protocol of the core goes through, so that `loom` can
+//! model-check them (`RUSTFLAGS="--cfg loom" cargo test --release --test loom`), as crossbeam
+//! routes its atomics through a `primitive` shim.
+
+#[cfg(loom)]
+pub(crate) use loom::sync::atomic::{AtomicPtr, AtomicUsize};
+#[cfg(loom)]
+pub(crate) use loom::thread::yield_now;
+
+#[cfg(not(loom))]
+pub(crate) use std::sync::atomic::{AtomicPtr, AtomicUsize};
+#[cfg(not(loom))]
+pub(crate) use std::thread::yield_now;
+
+pub(crate) use std::sync::atomic::Ordering;

@@ -1,0 +1,94 @@
+//! Test fixtures: a block source over the Rust heap (so tests run under miri), a page budget,
+//! and an OS stand-in that records what is given back.
+#![allow(dead_code)]
+
+use shardsweep::*;
+use std::alloc::{alloc_zeroed, Layout};
+use std::ptr::NonNull;
+use std::sync::Mutex;
+
+/// Blocks from `std::alloc` (block-aligned), never freed (block memory must stay mapped).
+pub struct HeapSource {
+    pub limit: usize,
+    pub given: Mutex<(usize, Vec<usize>)>,
+}
+
+impl HeapSource {
+    pub fn new(limit: usize) -> HeapSource {
+        HeapSource { limit, given: Mutex::new((0, Vec::new())) }
+    }
+}
+
+// SAFETY: distinct block-aligned allocations of BLOCK_BYTES, never freed.
+unsafe impl BlockSource for HeapSource {
+    fn acquire_block(&self) -> Option<(NonNull<u8>, bool)> {
+        let mut g = self.given.lock().unwrap();
+        if let Some(b) = g.1.pop() {
+            return NonNull::new(b as *mut u8).map(|p| (p, false));
+        }
+        if g.0 >= self.limit {
+            return None;
+        }
+        g.0 += 1;
+        // SAFETY: non-zero size.
+        let p = unsafe { alloc_zeroed(Layout::from_size_align(BLOCK_BYTES, BLOCK_BYTES).unwrap()) };
+        NonNull::new(p).map(|p| (p, true))
+    }
+    unsafe fn release_block(&self, block: NonNull<u8>) {
+        self.given.lock().unwrap().1.push(block.as_ptr() as usize);
+    }
+}
+
+/// Records released page ranges; reads back as zero by zeroing them itself.
+#[derive(Default)]
+pub struct RecordingOs {
+    pub released: Mutex<Vec<(usize, usize)>>,
+}
+
+impl OsMemory for RecordingOs {
+    unsafe fn release_pages(&self, addr: *mut u8, len: usize) {
+        // SAFETY: the core guarantees the range holds nothing live.
+        unsafe { std::ptr::write_bytes(addr, 0, len) };
+        self.released.lock().unwrap().push((addr as usize, len));
+    }
+    fn released_pages_are_zero(&self) -> bool {
+        true
+    }
+}
+
+pub struct Fixture {
+    pub shared: &'static Shared,
+    pub budget: &'static CountingBudget,
+    pub os: &'static RecordingOs,
+    pub source: &'static HeapSource,
+}
+
+pub fn fixture(settings: Settings, block_limit: usize, page_limit: usize) -> Fixture {
+    let source: &'static HeapSource = Box::leak(Box::new(HeapSource::new(block_limit)));
+    let budget: &'static CountingBudget = Box::leak(Box::new(CountingBudget::new(page_limit)));
+    let os: &'static RecordingOs = Box::leak(Box::default());
+    let shared = Shared::new(source, budget, os, settings).leak();
+    Fixture { shared, budget, os, source }
+}
+
+/// Pages of the block overlapped by `len` bytes at `p`.
+pub fn pages_of(block: *const Block, p: usize, len: usize) -> PageMask {
+    let off = p - block as usize;
+    PageMask::of_range(off, off + len)
+}
+
+/// The pages an allocated cell at `p` keeps charged after a sweep: those overlapped by all cells
+/// starting in the same page as `p` (computed independently of the core).
+pub fn start_page_overlap(block: *const Block, p: usize, cell: usize) -> PageMask {
+    let off = p - block as usize;
+    let page = off / PAGE_BYTES;
+    let reserved = (BLOCK_BYTES - HEADER_BYTES) / cell;
+    let mut m = PageMask::EMPTY;
+    for i in 0..reserved {
+        let o = HEADER_BYTES + i * cell;
+        if o / PAGE_BYTES == page {
+            m = m.union(PageMask::of_range(o, o + cell));
+        }
+    }
+    m
+}
