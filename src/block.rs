@@ -22,7 +22,9 @@
 
 use crate::budget::{Accounting, PageBudget};
 use crate::cell::Cell;
-use crate::config::{BLOCK_BYTES, BLOCK_MASK, HEADER_BYTES, LOG_PAGE_BYTES, PAGES_PER_BLOCK, PAGE_BYTES};
+use crate::config::{
+    BLOCK_BYTES, BLOCK_MASK, HEADER_BYTES, LOG_PAGE_BYTES, PAGES_PER_BLOCK, PAGE_BYTES,
+};
 use crate::os::OsMemory;
 use crate::page_mask::PageMask;
 use crate::size_class::bin_bytes;
@@ -86,7 +88,10 @@ pub struct Block {
     pub(crate) magic: u32,
 }
 
-const _: () = assert!(std::mem::size_of::<Block>() <= HEADER_BYTES, "the header fits its reserved bytes");
+const _: () = assert!(
+    std::mem::size_of::<Block>() <= HEADER_BYTES,
+    "the header fits its reserved bytes"
+);
 
 /// What a sweep found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -137,8 +142,16 @@ pub(crate) fn empty_block() -> *mut Block {
 fn cells_starting_in(p: usize, cell_size: usize, reserved: usize) -> (usize, usize) {
     let lo = p * PAGE_BYTES;
     let hi = lo + PAGE_BYTES;
-    let first = if lo <= HEADER_BYTES { 0 } else { (lo - HEADER_BYTES).div_ceil(cell_size) };
-    let end = if hi <= HEADER_BYTES { 0 } else { (hi - HEADER_BYTES).div_ceil(cell_size) };
+    let first = if lo <= HEADER_BYTES {
+        0
+    } else {
+        (lo - HEADER_BYTES).div_ceil(cell_size)
+    };
+    let end = if hi <= HEADER_BYTES {
+        0
+    } else {
+        (hi - HEADER_BYTES).div_ceil(cell_size)
+    };
     (first.min(reserved), end.min(reserved))
 }
 
@@ -287,7 +300,11 @@ impl Block {
                 xthread_free: ThreadFree::new(Delay::NoDelayed),
                 extended: PageMask::EMPTY,
                 charged,
-                dirty: if zeroed { PageMask::page(0) } else { PageMask::ALL },
+                dirty: if zeroed {
+                    PageMask::page(0)
+                } else {
+                    PageMask::ALL
+                },
                 starts,
                 capacity: 0,
                 reserved: reserved as u32,
@@ -307,7 +324,9 @@ impl Block {
     /// `zero`: the cells must read as zero (garbage-collected mode). Returns `false` if there is
     /// nothing to extend or the budget vetoes. Work: one page of cells (at most 512 links).
     pub fn extend(&mut self, budget: &dyn PageBudget, zero: bool) -> bool {
-        let Some(p) = self.starts.minus(self.extended).first() else { return false };
+        let Some(p) = self.starts.minus(self.extended).first() else {
+            return false;
+        };
         let overlap = self.overlap(p);
         let new = overlap.minus(self.charged);
         if !new.is_empty() && !budget.try_charge(new.count()) {
@@ -361,12 +380,18 @@ impl Block {
     /// `cell` is an allocated cell of this block, freed once, and the caller owns the block.
     #[inline]
     pub unsafe fn free_local(&mut self, cell: *mut u8) -> bool {
-        debug_assert!(self.cell_index(cell).is_some(), "free of {cell:?}: not a cell start of its block");
+        debug_assert!(
+            self.cell_index(cell).is_some(),
+            "free of {cell:?}: not a cell start of its block"
+        );
         let c = cell as *mut Cell;
         // SAFETY: the caller owns the cell; its first word becomes the link.
         unsafe { (*c).next = self.local_free };
         self.local_free = c;
-        debug_assert!(self.used > 0, "free of {cell:?}: the block has no allocated cell (double free?)");
+        debug_assert!(
+            self.used > 0,
+            "free of {cell:?}: the block has no allocated cell (double free?)"
+        );
         self.used -= 1;
         self.used == 0
     }
@@ -504,7 +529,12 @@ impl Block {
         for (first, n) in pages.runs() {
             // SAFETY: the pages hold no live cell and no listed cell (their cells are not on the
             // rebuilt lists); page 0 is never given back while the header is live.
-            unsafe { os.release_pages(self.start().add(first << LOG_PAGE_BYTES), n << LOG_PAGE_BYTES) };
+            unsafe {
+                os.release_pages(
+                    self.start().add(first << LOG_PAGE_BYTES),
+                    n << LOG_PAGE_BYTES,
+                )
+            };
         }
         budget.uncharge(pages.count());
         self.charged = self.charged.minus(pages);

@@ -18,7 +18,9 @@ pub(crate) struct BlockStack {
 
 impl BlockStack {
     pub(crate) const fn new() -> BlockStack {
-        BlockStack { xhead: CachePadded::new(AtomicUsize::new(0)) }
+        BlockStack {
+            xhead: CachePadded::new(AtomicUsize::new(0)),
+        }
     }
 
     /// Pushes `block` (not on any stack).
@@ -31,10 +33,17 @@ impl BlockStack {
         loop {
             // SAFETY: the caller owns the block until the CAS publishes it. Relaxed store:
             // published by the Release CAS below.
-            unsafe { (*block).xstack_next.store(head & !TAG_MASK, Ordering::Relaxed) };
+            unsafe {
+                (*block)
+                    .xstack_next
+                    .store(head & !TAG_MASK, Ordering::Relaxed)
+            };
             let new = block as usize | (head.wrapping_add(1) & TAG_MASK);
             // Release: the block's header writes (and the link) happen-before a popper's Acquire.
-            match self.xhead.compare_exchange_weak(head, new, Ordering::Release, Ordering::Relaxed) {
+            match self
+                .xhead
+                .compare_exchange_weak(head, new, Ordering::Release, Ordering::Relaxed)
+            {
                 Ok(_) => return,
                 Err(now) => head = now,
             }
@@ -55,7 +64,10 @@ impl BlockStack {
             let next = unsafe { (*top).xstack_next.load(Ordering::Relaxed) };
             let new = next | (head.wrapping_add(1) & TAG_MASK);
             // Acquire on success: we own `top` and read its header next.
-            match self.xhead.compare_exchange_weak(head, new, Ordering::Acquire, Ordering::Acquire) {
+            match self
+                .xhead
+                .compare_exchange_weak(head, new, Ordering::Acquire, Ordering::Acquire)
+            {
                 Ok(_) => return Some(top),
                 Err(now) => head = now,
             }

@@ -26,7 +26,10 @@ pub struct CountingBudget {
 impl CountingBudget {
     /// A budget of at most `limit` pages.
     pub const fn new(limit: usize) -> CountingBudget {
-        CountingBudget { xcharged: AtomicUsize::new(0), limit }
+        CountingBudget {
+            xcharged: AtomicUsize::new(0),
+            limit,
+        }
     }
     /// A budget with no limit.
     pub const fn unlimited() -> CountingBudget {
@@ -70,7 +73,9 @@ impl Accounting {
         match s.trim().to_ascii_lowercase().as_str() {
             "page" | "pages" | "4k" => Ok(Accounting::Page),
             "block" | "blocks" | "whole-block" => Ok(Accounting::Block),
-            other => Err(format!("invalid accounting mode {other:?}: valid values are page, block")),
+            other => Err(format!(
+                "invalid accounting mode {other:?}: valid values are page, block"
+            )),
         }
     }
 }

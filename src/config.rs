@@ -32,12 +32,25 @@ pub const MAX_SMALL_BYTES: usize = BLOCK_BYTES >> 3;
 
 /// Sizes up to this many bytes are served through a heap's direct table (mimalloc's
 /// `pages_direct`): one load to find the block, then the pop. 1 KiB, or less for small blocks.
-pub const MAX_DIRECT_BYTES: usize = if MAX_SMALL_BYTES < 1024 { MAX_SMALL_BYTES } else { 1024 };
+pub const MAX_DIRECT_BYTES: usize = if MAX_SMALL_BYTES < 1024 {
+    MAX_SMALL_BYTES
+} else {
+    1024
+};
 /// Entries of the direct table, indexed by size in words (0 ..= MAX_DIRECT_BYTES / 8).
 pub const DIRECT_SLOTS: usize = (MAX_DIRECT_BYTES >> LOG_WORD_BYTES) + 1;
 
-const _: () = assert!(LOG_BLOCK_BYTES >= 12 && LOG_BLOCK_BYTES <= 18, "block size 4..=256 KiB");
-const _: () = assert!(PAGES_PER_BLOCK >= 1 && PAGES_PER_BLOCK <= 64, "a block's pages fit a u64");
+const _: () = assert!(
+    LOG_BLOCK_BYTES >= 12 && LOG_BLOCK_BYTES <= 18,
+    "block size 4..=256 KiB"
+);
+const _: () = assert!(
+    PAGES_PER_BLOCK >= 1 && PAGES_PER_BLOCK <= 64,
+    "a block's pages fit a u64"
+);
 const _: () = assert!(HEADER_BYTES % 16 == 0 && HEADER_BYTES < PAGE_BYTES);
 const _: () = assert!(MAX_SMALL_BYTES * 8 == BLOCK_BYTES);
-const _: () = assert!(MAX_SMALL_BYTES * 7 <= BLOCK_BYTES - HEADER_BYTES, "7+ of the largest cells fit after the header");
+const _: () = assert!(
+    MAX_SMALL_BYTES * 7 <= BLOCK_BYTES - HEADER_BYTES,
+    "7+ of the largest cells fit after the header"
+);

@@ -34,7 +34,11 @@ struct Queue {
 }
 
 impl Queue {
-    const EMPTY: Queue = Queue { first: ptr::null_mut(), last: ptr::null_mut(), len: 0 };
+    const EMPTY: Queue = Queue {
+        first: ptr::null_mut(),
+        last: ptr::null_mut(),
+        len: 0,
+    };
 
     /// # Safety: `b` is a live block on no list.
     unsafe fn push_front(&mut self, b: *mut Block) {
@@ -57,12 +61,30 @@ impl Queue {
         // SAFETY: the caller owns the queue's blocks.
         unsafe {
             let (p, n) = ((*b).prev, (*b).next);
-            if p.is_null() { self.first = n } else { (*p).next = n }
-            if n.is_null() { self.last = p } else { (*n).prev = p }
+            if p.is_null() {
+                self.first = n
+            } else {
+                (*p).next = n
+            }
+            if n.is_null() {
+                self.last = p
+            } else {
+                (*n).prev = p
+            }
             (*b).next = ptr::null_mut();
             (*b).prev = ptr::null_mut();
         }
         self.len -= 1;
+    }
+
+    /// Detaches and returns the first block, or null.
+    fn pop_front(&mut self) -> *mut Block {
+        let b = self.first;
+        if !b.is_null() {
+            // SAFETY: `b` is on this queue.
+            unsafe { self.remove(b) };
+        }
+        b
     }
 
     fn blocks(&self) -> Vec<*mut Block> {
@@ -247,7 +269,9 @@ impl Heap {
             }
         }
         // 3. A fresh block.
-        let Some(b) = shared.fresh_block(bin) else { return ptr::null_mut() };
+        let Some(b) = shared.fresh_block(bin) else {
+            return ptr::null_mut();
+        };
         // SAFETY: the fresh block is ours.
         unsafe {
             self.take_ownership(b);
@@ -280,7 +304,11 @@ impl Heap {
         if lo_bytes > MAX_DIRECT_BYTES {
             return;
         }
-        let first = if self.queues[bin].first.is_null() { empty_block() } else { self.queues[bin].first };
+        let first = if self.queues[bin].first.is_null() {
+            empty_block()
+        } else {
+            self.queues[bin].first
+        };
         let lo = lo_bytes.div_ceil(WORD_BYTES);
         let hi = (hi_bytes / WORD_BYTES).min(DIRECT_SLOTS - 1);
         for w in lo..=hi {
@@ -342,8 +370,14 @@ impl Heap {
         let b = Block::of(p);
         // SAFETY: `p` lies in a live block of this instance (contract).
         unsafe {
-            debug_assert!((*b).is_live_header(), "shardsweep: free of {p:?}: not a shardsweep block (foreign pointer)");
-            debug_assert!((*b).cell_index(p).is_some(), "shardsweep: free of {p:?}: not the start of a cell");
+            debug_assert!(
+                (*b).is_live_header(),
+                "shardsweep: free of {p:?}: not a shardsweep block (foreign pointer)"
+            );
+            debug_assert!(
+                (*b).cell_index(p).is_some(),
+                "shardsweep: free of {p:?}: not the start of a cell"
+            );
             if self.shared.settings.zero_cells {
                 ptr::write_bytes(p, 0, (*b).cell_size());
             }
@@ -430,40 +464,60 @@ impl Heap {
         for (bin, idle) in idle.iter_mut().enumerate().skip(1) {
             let first = self.queues[bin].first;
             // SAFETY: queued blocks are live and owned.
-            let free_now = if first.is_null() { ptr::null_mut() } else { unsafe { (*first).free } };
-            *idle = s.abandon_idle_bins && self.slow_bins & (1 << bin) == 0 && free_now == self.free_at_sweep[bin];
+            let free_now = if first.is_null() {
+                ptr::null_mut()
+            } else {
+                unsafe { (*first).free }
+            };
+            *idle = s.abandon_idle_bins
+                && self.slow_bins & (1 << bin) == 0
+                && free_now == self.free_at_sweep[bin];
         }
-        let blocks = self.blocks();
+        // Detach every list, then walk them (no allocation: this may run inside the global
+        // allocator of a standalone build).
+        let mut detached = [Queue::EMPTY; BIN_COUNT + 1];
+        detached[..BIN_COUNT].copy_from_slice(&self.queues);
+        detached[BIN_COUNT] = self.full;
         self.queues = [Queue::EMPTY; BIN_COUNT];
         self.full = Queue::EMPTY;
-        for b in blocks {
-            stats.blocks += 1;
-            // SAFETY: we have exclusive access to the heap and its blocks.
-            unsafe {
-                (*b).next = ptr::null_mut();
-                (*b).prev = ptr::null_mut();
-                (*b).collect();
-                let r = (*b).sweep(is_live, s.zero_cells, s.accounting, shared.budget, shared.os);
-                stats.live_cells += (*b).used();
-                let bin = (*b).bin();
-                match r {
-                    SweepResult::Empty => {
-                        stats.released += 1;
-                        shared.release_block(b);
-                    }
-                    SweepResult::Full => {
-                        (*b).xthread_free.set_delay(Delay::UseDelayed, false);
-                        (*b).state = BlockState::Full;
-                        self.full.push_front(b);
-                    }
-                    SweepResult::Partial if idle[bin] => {
-                        stats.abandoned += 1;
-                        shared.abandon(b);
-                    }
-                    SweepResult::Partial => {
-                        (*b).xthread_free.set_delay(Delay::NoDelayed, false);
-                        (*b).state = BlockState::Queued;
-                        self.queues[bin].push_front(b);
+        for q in detached.iter_mut() {
+            loop {
+                let b = q.pop_front();
+                if b.is_null() {
+                    break;
+                }
+                stats.blocks += 1;
+                // SAFETY: we have exclusive access to the heap and its blocks.
+                unsafe {
+                    (*b).collect();
+                    let r = (*b).sweep(
+                        is_live,
+                        s.zero_cells,
+                        s.accounting,
+                        shared.budget,
+                        shared.os,
+                    );
+                    stats.live_cells += (*b).used();
+                    let bin = (*b).bin();
+                    match r {
+                        SweepResult::Empty => {
+                            stats.released += 1;
+                            shared.release_block(b);
+                        }
+                        SweepResult::Full => {
+                            (*b).xthread_free.set_delay(Delay::UseDelayed, false);
+                            (*b).state = BlockState::Full;
+                            self.full.push_front(b);
+                        }
+                        SweepResult::Partial if idle[bin] => {
+                            stats.abandoned += 1;
+                            shared.abandon(b);
+                        }
+                        SweepResult::Partial => {
+                            (*b).xthread_free.set_delay(Delay::NoDelayed, false);
+                            (*b).state = BlockState::Queued;
+                            self.queues[bin].push_front(b);
+                        }
                     }
                 }
             }
@@ -473,7 +527,11 @@ impl Heap {
             self.set_direct(bin);
             let first = self.queues[bin].first;
             // SAFETY: queued blocks are live and owned.
-            self.free_at_sweep[bin] = if first.is_null() { ptr::null_mut() } else { unsafe { (*first).free } };
+            self.free_at_sweep[bin] = if first.is_null() {
+                ptr::null_mut()
+            } else {
+                unsafe { (*first).free }
+            };
         }
         stats
     }
@@ -481,28 +539,39 @@ impl Heap {
     /// Gives up every block: empty ones to the source, the rest to the abandoned stacks (a
     /// thread exits). The heap is empty afterwards and may be dropped.
     pub fn abandon_all(&mut self) {
-        let blocks = self.blocks();
+        // No allocation here: this runs in thread teardown of a standalone global allocator.
         // First stop delayed frees into this heap (waits out freers on the delayed path)...
-        for &b in &blocks {
-            // SAFETY: owned blocks.
-            unsafe { (*b).xthread_free.set_delay(Delay::Never, true) };
+        for q in self.queues.iter().chain(std::iter::once(&self.full)) {
+            let mut b = q.first;
+            while !b.is_null() {
+                // SAFETY: owned blocks.
+                unsafe {
+                    (*b).xthread_free.set_delay(Delay::Never, true);
+                    b = (*b).next;
+                }
+            }
         }
         // ...then take what they delivered.
         self.drain_delayed();
-        let blocks = self.blocks();
-        self.queues = [Queue::EMPTY; BIN_COUNT];
-        self.full = Queue::EMPTY;
         self.direct = [empty_block(); DIRECT_SLOTS];
-        for b in blocks {
-            // SAFETY: owned blocks, now on no list.
-            unsafe {
-                (*b).next = ptr::null_mut();
-                (*b).prev = ptr::null_mut();
-                (*b).collect();
-                if (*b).used() == 0 {
-                    self.shared.release_block(b);
+        for i in 0..=BIN_COUNT {
+            loop {
+                let b = if i < BIN_COUNT {
+                    self.queues[i].pop_front()
                 } else {
-                    self.shared.abandon(b);
+                    self.full.pop_front()
+                };
+                if b.is_null() {
+                    break;
+                }
+                // SAFETY: owned blocks, now on no list.
+                unsafe {
+                    (*b).collect();
+                    if (*b).used() == 0 {
+                        self.shared.release_block(b);
+                    } else {
+                        self.shared.abandon(b);
+                    }
                 }
             }
         }
@@ -557,7 +626,12 @@ pub unsafe fn free_remote(b: *mut Block, p: *mut u8) {
             loop {
                 (*c).next = head;
                 // Release: the link happens-before the owner's Acquire swap.
-                match (*heap).xdelayed.compare_exchange_weak(head, c, Ordering::Release, Ordering::Relaxed) {
+                match (*heap).xdelayed.compare_exchange_weak(
+                    head,
+                    c,
+                    Ordering::Release,
+                    Ordering::Relaxed,
+                ) {
                     Ok(_) => break,
                     Err(now) => head = now,
                 }

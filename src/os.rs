@@ -21,7 +21,9 @@ impl Advice {
             "dontneed" | "madv_dontneed" => Ok(Advice::DontNeed),
             "free" | "madv_free" => Ok(Advice::Free),
             "keep" | "none" => Ok(Advice::Keep),
-            other => Err(format!("invalid page advice {other:?}: valid values are dontneed, free, keep")),
+            other => Err(format!(
+                "invalid page advice {other:?}: valid values are dontneed, free, keep"
+            )),
         }
     }
 }

@@ -11,7 +11,11 @@ impl PageMask {
     /// No page.
     pub const EMPTY: PageMask = PageMask(0);
     /// Every page of a block.
-    pub const ALL: PageMask = PageMask(if PAGES_PER_BLOCK == 64 { u64::MAX } else { (1u64 << PAGES_PER_BLOCK) - 1 });
+    pub const ALL: PageMask = PageMask(if PAGES_PER_BLOCK == 64 {
+        u64::MAX
+    } else {
+        (1u64 << PAGES_PER_BLOCK) - 1
+    });
 
     /// The pages overlapped by the byte range `start .. end` (offsets within the block).
     #[inline]
@@ -93,7 +97,11 @@ impl PageMask {
             }
             let first = rest.trailing_zeros() as usize;
             let n = (rest >> first).trailing_ones() as usize;
-            rest &= if first + n >= 64 { 0 } else { !((1u64 << (first + n)) - 1) };
+            rest &= if first + n >= 64 {
+                0
+            } else {
+                !((1u64 << (first + n)) - 1)
+            };
             Some((first, n))
         })
     }

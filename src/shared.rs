@@ -25,7 +25,11 @@ pub struct Settings {
 
 impl Default for Settings {
     fn default() -> Self {
-        Settings { accounting: Accounting::Page, zero_cells: false, abandon_idle_bins: true }
+        Settings {
+            accounting: Accounting::Page,
+            zero_cells: false,
+            abandon_idle_bins: true,
+        }
     }
 }
 
@@ -76,7 +80,15 @@ impl Shared {
     pub(crate) fn fresh_block(&self, bin: usize) -> Option<*mut Block> {
         let (start, zeroed) = self.source.acquire_block()?;
         // SAFETY: the source hands out unused, block-aligned blocks.
-        let block = unsafe { Block::init(start.as_ptr(), bin, zeroed, self.settings.accounting, self.budget) };
+        let block = unsafe {
+            Block::init(
+                start.as_ptr(),
+                bin,
+                zeroed,
+                self.settings.accounting,
+                self.budget,
+            )
+        };
         if block.is_null() {
             // SAFETY: the block came from this source and was not initialised.
             unsafe { self.source.release_block(start) };
@@ -94,7 +106,8 @@ impl Shared {
         // SAFETY: the caller owns the empty block.
         unsafe {
             (*block).retire(self.budget, self.os);
-            self.source.release_block(NonNull::new_unchecked(block as *mut u8));
+            self.source
+                .release_block(NonNull::new_unchecked(block as *mut u8));
         }
     }
 
@@ -107,7 +120,9 @@ impl Shared {
         unsafe {
             (*block).xthread_free.set_delay(Delay::Never, false);
             // Release: a remote freer that reads a null heap sees the block in Never state.
-            (*block).xheap.store(std::ptr::null_mut(), Ordering::Release);
+            (*block)
+                .xheap
+                .store(std::ptr::null_mut(), Ordering::Release);
             (*block).state = BlockState::Abandoned;
             (*block).next = std::ptr::null_mut();
             (*block).prev = std::ptr::null_mut();
@@ -136,14 +151,24 @@ impl Shared {
 
     /// Sweeps the abandoned blocks of bins `bins` (stop-the-world: no heap may adopt
     /// concurrently). Empty blocks go back to the source; the rest stay abandoned.
-    pub fn sweep_abandoned(&self, bins: std::ops::Range<usize>, is_live: &mut dyn FnMut(*mut u8) -> bool) {
+    pub fn sweep_abandoned(
+        &self,
+        bins: std::ops::Range<usize>,
+        is_live: &mut dyn FnMut(*mut u8) -> bool,
+    ) {
         for bin in bins {
             let blocks = self.abandoned[bin].drain();
             for b in blocks.into_iter().rev() {
                 // SAFETY: the world is stopped and the block was popped: we own it.
                 unsafe {
                     (*b).collect();
-                    match (*b).sweep(is_live, self.settings.zero_cells, self.settings.accounting, self.budget, self.os) {
+                    match (*b).sweep(
+                        is_live,
+                        self.settings.zero_cells,
+                        self.settings.accounting,
+                        self.budget,
+                        self.os,
+                    ) {
                         SweepResult::Empty => self.release_block(b),
                         _ => self.abandoned[bin].push(b),
                     }

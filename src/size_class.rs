@@ -21,7 +21,10 @@ pub const BIN_COUNT: usize = bin_of_words(MAX_SMALL_BYTES >> LOG_WORD_BYTES) + 1
 /// The largest bin, the one whose cells are [`MAX_SMALL_BYTES`].
 pub const MAX_BIN: usize = BIN_COUNT - 1;
 
-const _: () = assert!(bin_bytes(MAX_BIN) == MAX_SMALL_BYTES, "the largest small size is a bin size");
+const _: () = assert!(
+    bin_bytes(MAX_BIN) == MAX_SMALL_BYTES,
+    "the largest small size is a bin size"
+);
 const _: () = assert!(BIN_COUNT <= 64, "bins fit a u64 mask");
 
 /// The bin of a request of `words` machine words (mimalloc's `mi_bin`).
@@ -66,7 +69,11 @@ pub const fn bin_bytes(bin: usize) -> usize {
 /// (cells start at multiples of their size past a 128-byte header, so such cells are
 /// `align`-aligned for `align <= 128`). `None` if no small bin fits.
 pub const fn bin_for_aligned(bytes: usize, align: usize) -> Option<usize> {
-    if bytes > MAX_SMALL_BYTES || align == 0 || !align.is_power_of_two() || align > crate::config::HEADER_BYTES {
+    if bytes > MAX_SMALL_BYTES
+        || align == 0
+        || !align.is_power_of_two()
+        || align > crate::config::HEADER_BYTES
+    {
         return None;
     }
     let mut bin = bin_of(if bytes == 0 { 1 } else { bytes });
@@ -106,7 +113,11 @@ mod tests {
             assert!((1..=MAX_BIN).contains(&bin), "size {size} -> bin {bin}");
             assert!(bin_bytes(bin) >= size, "size {size} overflows bin {bin}");
             if bin > 1 {
-                assert!(bin_bytes(bin - 1) < size, "size {size} fits the smaller bin {}", bin - 1);
+                assert!(
+                    bin_bytes(bin - 1) < size,
+                    "size {size} fits the smaller bin {}",
+                    bin - 1
+                );
             }
         }
     }

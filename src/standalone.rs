@@ -34,7 +34,12 @@ pub struct ArenaSource {
 impl ArenaSource {
     /// An arena of `bytes` (reserved on first use).
     pub const fn new(bytes: usize) -> ArenaSource {
-        ArenaSource { xbase: AtomicUsize::new(0), xbump: AtomicUsize::new(0), bytes, released: BlockStack::new() }
+        ArenaSource {
+            xbase: AtomicUsize::new(0),
+            xbump: AtomicUsize::new(0),
+            bytes,
+            released: BlockStack::new(),
+        }
     }
 
     fn base(&self) -> usize {
@@ -44,9 +49,16 @@ impl ArenaSource {
             return b;
         }
         let p = map_aligned(self.bytes, BLOCK_BYTES) as usize;
-        assert!(p != 0, "shardsweep: cannot reserve {} bytes of address space", self.bytes);
+        assert!(
+            p != 0,
+            "shardsweep: cannot reserve {} bytes of address space",
+            self.bytes
+        );
         // AcqRel: publish our mapping, or acquire the winner's.
-        match self.xbase.compare_exchange(0, p, Ordering::AcqRel, Ordering::Acquire) {
+        match self
+            .xbase
+            .compare_exchange(0, p, Ordering::AcqRel, Ordering::Acquire)
+        {
             Ok(_) => p,
             Err(winner) => {
                 // SAFETY: we mapped `p` and nobody saw it.
@@ -87,12 +99,18 @@ unsafe impl BlockSource for ArenaSource {
 
 static ARENA: ArenaSource = ArenaSource::new(ARENA_BYTES);
 static BUDGET: CountingBudget = CountingBudget::unlimited();
-static OS: Madvise = Madvise { advice: Advice::DontNeed };
+static OS: Madvise = Madvise {
+    advice: Advice::DontNeed,
+};
 static SHARED: Shared = Shared::new(
     &ARENA,
     &BUDGET,
     &OS,
-    Settings { accounting: Accounting::Page, zero_cells: false, abandon_idle_bins: false },
+    Settings {
+        accounting: Accounting::Page,
+        zero_cells: false,
+        abandon_idle_bins: false,
+    },
 );
 
 /// Bytes of memory for a heap, rounded to pages.
@@ -155,7 +173,9 @@ impl Standalone {
             return with_heap(|h| h.alloc(size)).unwrap_or_else(|| Self::alloc_orphan(layout));
         }
         match bin_for_aligned(size, layout.align()) {
-            Some(bin) => with_heap(|h| h.alloc_bin(bin)).unwrap_or_else(|| Self::alloc_orphan(layout)),
+            Some(bin) => {
+                with_heap(|h| h.alloc_bin(bin)).unwrap_or_else(|| Self::alloc_orphan(layout))
+            }
             None => Self::alloc_large(layout),
         }
     }
@@ -168,7 +188,8 @@ impl Standalone {
     pub unsafe fn dealloc(p: *mut u8, layout: Layout) {
         if !ARENA.contains(p) {
             debug_assert!(
-                bin_for_aligned(layout.size(), layout.align()).is_none() || layout.align() <= 8 && layout.size() > crate::config::MAX_SMALL_BYTES,
+                bin_for_aligned(layout.size(), layout.align()).is_none()
+                    || layout.align() <= 8 && layout.size() > crate::config::MAX_SMALL_BYTES,
                 "shardsweep: free of {p:?}: not allocated by shardsweep (foreign pointer)"
             );
             // SAFETY: large allocations are whole mappings of this size (contract).
@@ -190,7 +211,11 @@ impl Standalone {
 
     #[cold]
     fn alloc_large(layout: Layout) -> *mut u8 {
-        assert!(layout.align() <= BLOCK_BYTES, "shardsweep: unsupported alignment {} (at most {BLOCK_BYTES})", layout.align());
+        assert!(
+            layout.align() <= BLOCK_BYTES,
+            "shardsweep: unsupported alignment {} (at most {BLOCK_BYTES})",
+            layout.align()
+        );
         map_aligned(Self::large_bytes(layout), layout.align().max(PAGE_BYTES))
     }
 

@@ -77,13 +77,17 @@ pub enum PushOutcome {
 
 impl ThreadFree {
     pub fn new(delay: Delay) -> ThreadFree {
-        ThreadFree { xword: AtomicUsize::new(Tagged::new(ptr::null_mut(), delay).0) }
+        ThreadFree {
+            xword: AtomicUsize::new(Tagged::new(ptr::null_mut(), delay).0),
+        }
     }
 
     /// The word of a block that is never freed into (the static empty block).
     #[cfg(not(loom))]
     pub(crate) const fn new_const() -> ThreadFree {
-        ThreadFree { xword: AtomicUsize::new(Delay::Never as usize) }
+        ThreadFree {
+            xword: AtomicUsize::new(Delay::Never as usize),
+        }
     }
 
     /// A snapshot. Relaxed: callers use it only as a hint or re-validate with a CAS.
@@ -107,7 +111,10 @@ impl ThreadFree {
                     cur = Tagged(self.xword.load(Ordering::Relaxed));
                     continue;
                 }
-                Delay::UseDelayed => (Tagged::new(cur.head(), Delay::Freeing), PushOutcome::MustDelay),
+                Delay::UseDelayed => (
+                    Tagged::new(cur.head(), Delay::Freeing),
+                    PushOutcome::MustDelay,
+                ),
                 d => {
                     // SAFETY: the caller owns `cell` until the CAS publishes it.
                     unsafe { (*cell).next = cur.head() };
@@ -116,7 +123,12 @@ impl ThreadFree {
             };
             // Release on success: the link written into `cell` (and the caller's last writes to
             // it) happen-before the owner's Acquire swap in `take_all`.
-            match self.xword.compare_exchange_weak(cur.0, next.0, Ordering::Release, Ordering::Relaxed) {
+            match self.xword.compare_exchange_weak(
+                cur.0,
+                next.0,
+                Ordering::Release,
+                Ordering::Relaxed,
+            ) {
                 Ok(_) => return outcome,
                 Err(now) => cur = Tagged(now),
             }
@@ -131,7 +143,12 @@ impl ThreadFree {
             let next = Tagged::new(cur.head(), Delay::NoDelayed);
             // Release: orders the delayed-list push before the state change that lets the
             // owner abandon the heap (the owner reads the state with Acquire).
-            match self.xword.compare_exchange_weak(cur.0, next.0, Ordering::Release, Ordering::Relaxed) {
+            match self.xword.compare_exchange_weak(
+                cur.0,
+                next.0,
+                Ordering::Release,
+                Ordering::Relaxed,
+            ) {
                 Ok(_) => return,
                 Err(now) => cur = Tagged(now),
             }
@@ -150,7 +167,12 @@ impl ThreadFree {
             let next = Tagged::new(ptr::null_mut(), cur.delay());
             // Acquire on success: pairs with the freers' Release pushes, so the links and the
             // cells' contents written before the frees are visible to the owner.
-            match self.xword.compare_exchange_weak(cur.0, next.0, Ordering::Acquire, Ordering::Relaxed) {
+            match self.xword.compare_exchange_weak(
+                cur.0,
+                next.0,
+                Ordering::Acquire,
+                Ordering::Relaxed,
+            ) {
                 Ok(_) => return cur.head(),
                 Err(now) => cur = Tagged(now),
             }
@@ -174,7 +196,12 @@ impl ThreadFree {
             }
             let next = Tagged::new(cur.head(), delay);
             // AcqRel: acquire the freers' pushes seen in `cur`, release our state change.
-            match self.xword.compare_exchange_weak(cur.0, next.0, Ordering::AcqRel, Ordering::Acquire) {
+            match self.xword.compare_exchange_weak(
+                cur.0,
+                next.0,
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            ) {
                 Ok(_) => return,
                 Err(now) => cur = Tagged(now),
             }

@@ -40,7 +40,10 @@ struct Model {
 fn check_cell(addr: usize, size: usize, fill: u8) {
     // SAFETY: the cell is allocated and `size` bytes long.
     let bytes = unsafe { std::slice::from_raw_parts(addr as *const u8, size) };
-    assert!(bytes.iter().all(|&b| b == fill), "cell {addr:#x} ({size} bytes) corrupted");
+    assert!(
+        bytes.iter().all(|&b| b == fill),
+        "cell {addr:#x} ({size} bytes) corrupted"
+    );
 }
 
 fn check_structure(heap: &Heap, fx: &Fixture, model: &Model, after_sweep: bool) {
@@ -59,35 +62,62 @@ fn check_structure(heap: &Heap, fx: &Fixture, model: &Model, after_sweep: bool) 
             assert_eq!(blk.charged(), expect, "charged pages after a sweep");
         }
     }
-    assert_eq!(fx.budget.charged(), total, "budget == sum of blocks' charged pages");
+    assert_eq!(
+        fx.budget.charged(),
+        total,
+        "budget == sum of blocks' charged pages"
+    );
     for (&addr, &(size, _)) in &model.cells {
         let b = Block::of(addr as *const u8);
-        assert!(blocks.contains(&b), "allocated cell {addr:#x} in no owned block");
+        assert!(
+            blocks.contains(&b),
+            "allocated cell {addr:#x} in no owned block"
+        );
         // SAFETY: as above.
         let blk = unsafe { &*b };
         assert!(size <= blk.cell_size());
-        assert!(blk.charged().covers(pages_of(b, addr, blk.cell_size())), "allocated cell on an uncharged page");
+        assert!(
+            blk.charged().covers(pages_of(b, addr, blk.cell_size())),
+            "allocated cell on an uncharged page"
+        );
     }
 }
 
 fn run(ops: Vec<Op>, accounting: Accounting) {
-    let fx = fixture(Settings { accounting, zero_cells: true, abandon_idle_bins: false }, 4096, usize::MAX);
+    let fx = fixture(
+        Settings {
+            accounting,
+            zero_cells: true,
+            abandon_idle_bins: false,
+        },
+        4096,
+        usize::MAX,
+    );
     let mut heap = Heap::new_boxed(fx.shared);
-    let mut model = Model { cells: BTreeMap::new(), next_fill: 1 };
+    let mut model = Model {
+        cells: BTreeMap::new(),
+        next_fill: 1,
+    };
     for op in ops {
         match op {
             Op::Alloc(size) => {
                 let p = heap.alloc(size) as usize;
                 assert_ne!(p, 0);
                 assert_eq!(p % 8, 0);
-                assert!(!model.cells.contains_key(&p), "cell {p:#x} handed out twice");
+                assert!(
+                    !model.cells.contains_key(&p),
+                    "cell {p:#x} handed out twice"
+                );
                 // A neighbour must not overlap the new cell.
                 if let Some((&a, &(s, _))) = model.cells.range(..p).next_back() {
                     assert!(a + s <= p, "cell {p:#x} overlaps allocated {a:#x}+{s}");
                 }
                 // SAFETY: a fresh cell of at least `size` bytes; zeroed mode.
                 let bytes = unsafe { std::slice::from_raw_parts_mut(p as *mut u8, size) };
-                assert!(bytes.iter().all(|&b| b == 0), "zero_cells: fresh cell not zero");
+                assert!(
+                    bytes.iter().all(|&b| b == 0),
+                    "zero_cells: fresh cell not zero"
+                );
                 let fill = model.next_fill;
                 model.next_fill = model.next_fill.wrapping_add(1).max(1);
                 bytes.fill(fill);
@@ -118,8 +148,14 @@ fn run(ops: Vec<Op>, accounting: Accounting) {
                 let cells = &model.cells;
                 heap.sweep(&mut |p| cells.contains_key(&(p as usize)));
                 for &(a, len) in fx.os.released.lock().unwrap().iter() {
-                    for (&c, &(s, _)) in model.cells.range(a.saturating_sub(MAX_SMALL_BYTES)..a + len) {
-                        assert!(c + s <= a || c >= a + len, "released pages {a:#x}+{len} hold live cell {c:#x}");
+                    for (&c, &(s, _)) in model
+                        .cells
+                        .range(a.saturating_sub(MAX_SMALL_BYTES)..a + len)
+                    {
+                        assert!(
+                            c + s <= a || c >= a + len,
+                            "released pages {a:#x}+{len} hold live cell {c:#x}"
+                        );
                     }
                 }
                 for (&a, &(s, f)) in &model.cells {
@@ -137,7 +173,11 @@ fn run(ops: Vec<Op>, accounting: Accounting) {
     // Everything dead: a sweep gives every page back.
     heap.sweep(&mut |_| false);
     assert_eq!(heap.owned_blocks(), 0);
-    assert_eq!(fx.budget.charged(), 0, "all pages uncharged after everything died");
+    assert_eq!(
+        fx.budget.charged(),
+        0,
+        "all pages uncharged after everything died"
+    );
 }
 
 proptest! {

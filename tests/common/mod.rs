@@ -15,7 +15,10 @@ pub struct HeapSource {
 
 impl HeapSource {
     pub fn new(limit: usize) -> HeapSource {
-        HeapSource { limit, given: Mutex::new((0, Vec::new())) }
+        HeapSource {
+            limit,
+            given: Mutex::new((0, Vec::new())),
+        }
     }
 }
 
@@ -68,7 +71,12 @@ pub fn fixture(settings: Settings, block_limit: usize, page_limit: usize) -> Fix
     let budget: &'static CountingBudget = Box::leak(Box::new(CountingBudget::new(page_limit)));
     let os: &'static RecordingOs = Box::leak(Box::default());
     let shared = Shared::new(source, budget, os, settings).leak();
-    Fixture { shared, budget, os, source }
+    Fixture {
+        shared,
+        budget,
+        os,
+        source,
+    }
 }
 
 /// Pages of the block overlapped by `len` bytes at `p`.
