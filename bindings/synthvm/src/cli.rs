@@ -1,0 +1,234 @@
+//! Hand-written, DaCapo-like command line parser.
+
+use mmtk::util::options::PlanSelector;
+
+use crate::workloads::Size;
+
+pub const USAGE: &str = "\
+usage: synthvm [OPTIONS] WORKLOAD
+
+WORKLOAD is one of: lusearch, gcbench, fragger, custom (custom needs --workload-file FILE;
+a path to a workload file is accepted in place of WORKLOAD too).
+
+options:
+  -t, --threads N        mutator threads (default 1; 1..1024)
+  -n, --iterations N     iterations; the last one is timed, like DaCapo (default 1)
+      --heap MiB         fixed heap size in MiB (also accepts a K/M/G suffix)
+  -Xmx<N>[k|m|g]         same as --heap, Java style (e.g. -Xmx64m, -Xmx1g)
+      --plan NAME        MMTk plan (default: MMTK_PLAN, else GenImmix): NoGC, SemiSpace,
+                         GenCopy, Immix, GenImmix, StickyImmix, MarkSweep, MarkCompact,
+                         PageProtect
+      --seed N           random seed (default 1)
+      --size S           small | default | large (default: default)
+      --verify           also walk and check the whole reachable heap after every GC
+      --workload-file F  description file for the custom workload
+      --histogram        print the allocation size histogram (on stderr) at the end
+  -h, --help             this help
+
+environment: MMTK_PLAN, MMTK_THREADS (GC threads), MMTK_GC_TRIGGER and the other MMTK_*
+options are read by MMTk; SYNTHVM_GC_OVERHEAD_LIMIT=0 disables the GC overhead limit.
+On success prints a line containing PASSED, then one JSON line starting with {\"synthvm\":.
+Exit status: 0 passed, 1 failed check, 2 usage error, 3 out of memory, 101 internal panic.";
+
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub workload: String,
+    pub threads: Option<usize>,
+    pub iterations: usize,
+    pub heap_bytes: Option<usize>,
+    pub plan: PlanSelector,
+    pub seed: u64,
+    pub size: Size,
+    pub verify: bool,
+    pub workload_file: Option<String>,
+    pub histogram: bool,
+}
+
+pub enum Parsed {
+    Run(Options),
+    Help,
+}
+
+pub const PLANS: [(&str, PlanSelector); 9] = [
+    ("NoGC", PlanSelector::NoGC),
+    ("SemiSpace", PlanSelector::SemiSpace),
+    ("GenCopy", PlanSelector::GenCopy),
+    ("Immix", PlanSelector::Immix),
+    ("GenImmix", PlanSelector::GenImmix),
+    ("StickyImmix", PlanSelector::StickyImmix),
+    ("MarkSweep", PlanSelector::MarkSweep),
+    ("MarkCompact", PlanSelector::MarkCompact),
+    ("PageProtect", PlanSelector::PageProtect),
+];
+
+pub const WORKLOADS: [&str; 4] = ["lusearch", "gcbench", "fragger", "custom"];
+
+pub fn parse_plan(s: &str) -> Option<PlanSelector> {
+    PLANS
+        .iter()
+        .find(|(n, _)| n.eq_ignore_ascii_case(s))
+        .map(|(_, p)| *p)
+}
+
+pub fn plan_name(p: PlanSelector) -> &'static str {
+    PLANS.iter().find(|(_, q)| *q == p).map(|(n, _)| *n).unwrap_or("?")
+}
+
+/// Parse a size: plain number = `default_unit` bytes, or a number with a k/m/g suffix.
+fn parse_size(s: &str, default_unit: usize) -> Option<usize> {
+    let s = s.trim();
+    let (num, unit) = match s.chars().last()? {
+        'k' | 'K' => (&s[..s.len() - 1], 1usize << 10),
+        'm' | 'M' => (&s[..s.len() - 1], 1 << 20),
+        'g' | 'G' => (&s[..s.len() - 1], 1 << 30),
+        _ => (s, default_unit),
+    };
+    let n: usize = num.parse().ok()?;
+    let b = n.checked_mul(unit)?;
+    if b == 0 {
+        None
+    } else {
+        Some(b)
+    }
+}
+
+fn num<T: std::str::FromStr>(opt: &str, v: &str) -> Result<T, String> {
+    v.parse::<T>()
+        .map_err(|_| format!("invalid value '{}' for {}", v, opt))
+}
+
+pub fn parse(args: &[String]) -> Result<Parsed, String> {
+    let mut o = Options {
+        workload: String::new(),
+        threads: None,
+        iterations: 1,
+        heap_bytes: None,
+        plan: PlanSelector::GenImmix,
+        seed: 1,
+        size: Size::Default,
+        verify: false,
+        workload_file: None,
+        histogram: false,
+    };
+    let mut plan: Option<PlanSelector> = None;
+    let mut workload: Option<String> = None;
+    let mut i = 0;
+    while i < args.len() {
+        let a = args[i].as_str();
+        i += 1;
+        // --opt=value form
+        let (name, inline) = match a.split_once('=') {
+            Some((n, v)) if n.starts_with("--") => (n, Some(v.to_string())),
+            _ => (a, None),
+        };
+        let takes_value = matches!(
+            name,
+            "-t" | "--threads" | "-n" | "--iterations" | "--heap" | "--plan" | "--seed" | "--size"
+                | "--workload-file"
+        );
+        let value = if takes_value {
+            match inline {
+                Some(v) => Some(v),
+                None => {
+                    if i >= args.len() {
+                        return Err(format!("option {} needs a value", name));
+                    }
+                    i += 1;
+                    Some(args[i - 1].clone())
+                }
+            }
+        } else {
+            if inline.is_some() {
+                return Err(format!("option {} takes no value", name));
+            }
+            None
+        };
+        let v = value.as_deref().unwrap_or("");
+        match name {
+            "-h" | "--help" => return Ok(Parsed::Help),
+            "-t" | "--threads" => {
+                let t: usize = num(name, v)?;
+                if !(1..=1024).contains(&t) {
+                    return Err(format!("thread count {} out of range 1..1024", t));
+                }
+                o.threads = Some(t);
+            }
+            "-n" | "--iterations" => {
+                let n: usize = num(name, v)?;
+                if n == 0 {
+                    return Err("iterations must be at least 1".into());
+                }
+                o.iterations = n;
+            }
+            "--heap" => {
+                o.heap_bytes =
+                    Some(parse_size(v, 1 << 20).ok_or_else(|| format!("invalid heap size '{}'", v))?)
+            }
+            "--plan" => {
+                plan = Some(parse_plan(v).ok_or_else(|| {
+                    format!(
+                        "unknown plan '{}' (expected one of: {})",
+                        v,
+                        PLANS.iter().map(|p| p.0).collect::<Vec<_>>().join(", ")
+                    )
+                })?)
+            }
+            "--seed" => o.seed = num(name, v)?,
+            "--size" => {
+                o.size = Size::parse(v)
+                    .ok_or_else(|| format!("unknown size '{}' (expected small, default or large)", v))?
+            }
+            "--verify" => o.verify = true,
+            "--histogram" => o.histogram = true,
+            "--workload-file" => o.workload_file = Some(v.to_string()),
+            _ if name.starts_with("-Xmx") => {
+                let s = &name[4..];
+                if !s.ends_with(['k', 'K', 'm', 'M', 'g', 'G']) {
+                    return Err(format!("invalid heap size '{}' (use e.g. -Xmx64m or -Xmx1g)", a));
+                }
+                o.heap_bytes = Some(parse_size(s, 1).ok_or_else(|| format!("invalid heap size '{}'", a))?);
+            }
+            _ if name.starts_with('-') && name.len() > 1 => {
+                return Err(format!("unknown option '{}' (see --help)", a))
+            }
+            _ => {
+                if workload.is_some() {
+                    return Err(format!("unexpected argument '{}' (only one WORKLOAD)", a));
+                }
+                workload = Some(a.to_string());
+            }
+        }
+    }
+    let Some(w) = workload else {
+        return Err("no WORKLOAD given (expected one of: lusearch, gcbench, fragger, custom)".into());
+    };
+    if WORKLOADS.contains(&w.as_str()) {
+        o.workload = w;
+    } else if w.contains('/') || w.ends_with(".wl") || w.ends_with(".toml") {
+        if o.workload_file.is_some() {
+            return Err("both a workload file and --workload-file given".into());
+        }
+        o.workload = "custom".into();
+        o.workload_file = Some(w);
+    } else {
+        return Err(format!(
+            "unknown workload '{}' (expected one of: {})",
+            w,
+            WORKLOADS.join(", ")
+        ));
+    }
+    if o.workload == "custom" && o.workload_file.is_none() {
+        return Err("the custom workload needs --workload-file FILE".into());
+    }
+    if o.workload != "custom" && o.workload_file.is_some() {
+        return Err("--workload-file is only for the custom workload".into());
+    }
+    o.plan = match plan {
+        Some(p) => p,
+        None => match std::env::var("MMTK_PLAN") {
+            Ok(s) => parse_plan(&s).ok_or_else(|| format!("unknown plan '{}' in MMTK_PLAN", s))?,
+            Err(_) => PlanSelector::GenImmix,
+        },
+    };
+    Ok(Parsed::Run(o))
+}

@@ -1,0 +1,285 @@
+//! synthvm: a small, complete MMTk 0.31 VM binding running deterministic, multi-threaded GC
+//! workloads under every MMTk plan.  See README.md.
+
+pub mod cli;
+pub mod exit;
+pub mod object;
+pub mod rng;
+pub mod runtime;
+pub mod stats;
+pub mod workloads;
+
+use std::fmt::Write as _;
+use std::sync::atomic::Ordering;
+use std::time::Instant;
+
+use runtime::Mu;
+use workloads::{Params, Workload};
+
+/// The mmtk features this build enables (through synthvm's own features).
+pub fn enabled_features() -> Vec<&'static str> {
+    let mut v = Vec::new();
+    if cfg!(feature = "shardsweep") {
+        v.push("shardsweep");
+    }
+    if cfg!(feature = "sanity") {
+        v.push("sanity");
+    }
+    if cfg!(feature = "vo_bit") {
+        v.push("vo_bit");
+    }
+    if cfg!(feature = "malloc_mark_sweep") {
+        v.push("malloc_mark_sweep");
+    }
+    if cfg!(feature = "extreme_assertions") {
+        v.push("extreme_assertions");
+    }
+    v
+}
+
+/// SHARDSWEEP_BLOCK_KIB as seen when synthvm was built (see build.rs).
+pub const SHARDSWEEP_BLOCK_KIB: Option<&str> = option_env!("SHARDSWEEP_BLOCK_KIB");
+
+fn json_str(s: &str) -> String {
+    let mut o = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => o.push_str("\\\""),
+            '\\' => o.push_str("\\\\"),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(o, "\\u{:04x}", c as u32);
+            }
+            c => o.push(c),
+        }
+    }
+    o.push('"');
+    o
+}
+
+fn make_workload(o: &cli::Options, threads: usize) -> Result<Box<dyn Workload>, String> {
+    let p = Params {
+        threads,
+        seed: o.seed,
+        size: o.size,
+    };
+    Ok(match o.workload.as_str() {
+        "lusearch" => Box::new(workloads::lusearch::Lusearch::new(p)),
+        "gcbench" => Box::new(workloads::gcbench::GcBench::new(p)),
+        "fragger" => Box::new(workloads::fragger::Fragger::new(p)),
+        "custom" => {
+            let path = o.workload_file.as_deref().unwrap();
+            let spec = load_spec(path)?;
+            Box::new(workloads::custom::Custom::new(p, spec))
+        }
+        w => return Err(format!("unknown workload '{}'", w)),
+    })
+}
+
+fn load_spec(path: &str) -> Result<workloads::custom::Spec, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read workload file '{}': {}", path, e))?;
+    workloads::custom::Spec::parse(&text).map_err(|e| format!("workload file '{}': {}", path, e))
+}
+
+/// The `synthvm` program.  Never returns.
+pub fn run_main() -> ! {
+    exit::install_panic_hook();
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let o = match cli::parse(&args) {
+        Ok(cli::Parsed::Help) => {
+            println!("{}", cli::USAGE);
+            std::process::exit(0);
+        }
+        Ok(cli::Parsed::Run(o)) => o,
+        Err(e) => {
+            eprintln!("synthvm: error: {}", e);
+            std::process::exit(exit::EXIT_USAGE);
+        }
+    };
+    // The custom workload may take its default thread count from its file.
+    let threads = match (o.threads, o.workload.as_str()) {
+        (Some(t), _) => t,
+        (None, "custom") => match load_spec(o.workload_file.as_deref().unwrap()) {
+            Ok(s) => s.threads.unwrap_or(1).clamp(1, 1024),
+            Err(e) => {
+                eprintln!("synthvm: error: {}", e);
+                std::process::exit(exit::EXIT_USAGE);
+            }
+        },
+        (None, _) => 1,
+    };
+    let mut workload = match make_workload(&o, threads) {
+        Ok(w) => w,
+        Err(e) => {
+            eprintln!("synthvm: error: {}", e);
+            std::process::exit(exit::EXIT_USAGE);
+        }
+    };
+    let wname = match o.workload.as_str() {
+        "custom" => format!("custom({})", o.workload_file.as_deref().unwrap()),
+        w => w.to_string(),
+    };
+
+    let t_start = Instant::now();
+    runtime::init_heap(&runtime::HeapConfig {
+        plan: o.plan,
+        heap_bytes: o.heap_bytes,
+        verify_after_gc: o.verify,
+        histogram: o.histogram,
+    });
+    let plan = cli::plan_name(o.plan);
+    println!(
+        "===== synthvm {} starting: plan {}, heap {}, {} mutator thread(s), {} GC thread(s), size {}, seed {} =====",
+        wname,
+        plan,
+        runtime::heap_description(),
+        threads,
+        runtime::gc_threads(),
+        o.size.name(),
+        o.seed
+    );
+
+    // The main thread is a mutator: it builds the shared data.
+    let main_mu = Mu::attach(usize::MAX);
+    if let Err(e) = workload.boot(&main_mu) {
+        exit::failed(&format!("{} boot: {}", wname, e));
+    }
+    if let Err(e) = workload.verify(&main_mu, 0) {
+        exit::failed(&format!("{} after boot: {}", wname, e));
+    }
+    stats::note_used(runtime::used_bytes());
+    let boot_ms = t_start.elapsed().as_secs_f64() * 1e3;
+
+    let workload: &dyn Workload = &*workload;
+    let wn: &str = &wname;
+    let mut last_ms = 0.0;
+    let mut last_gc = stats::GcSnapshot::default();
+    let mut last_allocs = 0u64;
+    for iter in 0..o.iterations {
+        let gc0 = stats::gc_snapshot();
+        let a0 = stats::ALLOC_COUNT.load(Ordering::SeqCst);
+        let t0 = Instant::now();
+        main_mu.native(|| {
+            std::thread::scope(|s| {
+                for tid in 0..threads {
+                    std::thread::Builder::new()
+                        .name(format!("mutator-{}", tid))
+                        .spawn_scoped(s, move || {
+                            let mu = Mu::attach(tid);
+                            if let Err(e) = workload.run_thread(&mu, tid, iter) {
+                                exit::failed(&format!("{}: {}", wn, e));
+                            }
+                            drop(mu);
+                        })
+                        .expect("cannot spawn a mutator thread");
+                }
+            });
+        });
+        let ms = t0.elapsed().as_secs_f64() * 1e3;
+        if let Err(e) = workload.verify(&main_mu, iter + 1) {
+            exit::failed(&format!("{} after iteration {}: {}", wname, iter + 1, e));
+        }
+        stats::note_used(runtime::used_bytes());
+        let gc1 = stats::gc_snapshot();
+        last_gc = stats::GcSnapshot {
+            count: gc1.count - gc0.count,
+            nanos: gc1.nanos - gc0.nanos,
+        };
+        last_allocs = stats::ALLOC_COUNT.load(Ordering::SeqCst) - a0;
+        last_ms = ms;
+        if iter + 1 < o.iterations {
+            println!(
+                "===== synthvm {} completed warmup {} in {} msec =====",
+                wname,
+                iter + 1,
+                ms.round() as u64
+            );
+        }
+    }
+    let final_used = runtime::used_bytes();
+    stats::note_used(final_used);
+    drop(main_mu);
+    let total_ms = t_start.elapsed().as_secs_f64() * 1e3;
+    println!(
+        "===== synthvm {} PASSED in {} msec =====",
+        wname,
+        last_ms.round() as u64
+    );
+
+    if o.histogram {
+        let h = stats::histogram::take();
+        let total: u64 = h.values().sum();
+        let bytes: u64 = h.iter().map(|(s, c)| *s as u64 * c).sum();
+        eprintln!("# allocation size histogram: size_bytes count percent_of_objects percent_of_bytes");
+        for (s, c) in &h {
+            eprintln!(
+                "{} {} {:.3} {:.3}",
+                s,
+                c,
+                100.0 * *c as f64 / total as f64,
+                100.0 * (*s as u64 * c) as f64 / bytes as f64
+            );
+        }
+        eprintln!("# {} distinct sizes, {} objects, {} bytes", h.len(), total, bytes);
+    }
+
+    let gc_ms = stats::GC_NANOS.load(Ordering::SeqCst) as f64 / 1e6;
+    let peak = stats::PEAK_USED_BYTES.load(Ordering::SeqCst);
+    let feats = enabled_features()
+        .iter()
+        .map(|f| json_str(f))
+        .collect::<Vec<_>>()
+        .join(",");
+    let heap = runtime::heap_bytes();
+    let last_gc_ms = last_gc.nanos as f64 / 1e6;
+    let rate = if last_ms > 0.0 {
+        last_allocs as f64 / (last_ms / 1e3) / threads as f64
+    } else {
+        0.0
+    };
+    let mut j = String::new();
+    let _ = write!(
+        j,
+        "{{\"synthvm\":{{\"status\":\"PASSED\",\"workload\":{},\"size\":{},\"seed\":{},\"threads\":{},\"iterations\":{},\
+\"plan\":{},\"heap_mib\":{},\"heap_bytes\":{},\"gc_threads\":{},\"verify\":{},\"features\":[{}],\"shardsweep_block_kib\":{},\
+\"mmtk_version\":\"0.31.0\",\"total_ms\":{:.3},\"boot_ms\":{:.3},\"mutator_ms\":{:.3},\"gc_ms\":{:.3},\"gc_count\":{},\
+\"last_iteration_ms\":{:.3},\"last_iteration_mutator_ms\":{:.3},\"last_iteration_gc_ms\":{:.3},\"last_iteration_gc_count\":{},\
+\"peak_used_bytes\":{},\"peak_used_pages\":{},\"peak_used_bytes_before_gc\":{},\"final_used_bytes\":{},\"page_bytes\":4096,\
+\"peak_rss_kib\":{},\"allocations\":{},\"allocated_bytes\":{},\"last_iteration_allocations\":{},\"allocations_per_sec_per_thread\":{:.0}}}}}",
+        json_str(&o.workload),
+        json_str(o.size.name()),
+        o.seed,
+        threads,
+        o.iterations,
+        json_str(plan),
+        heap as f64 / (1u64 << 20) as f64,
+        heap,
+        runtime::gc_threads(),
+        o.verify,
+        feats,
+        SHARDSWEEP_BLOCK_KIB.map(json_str).unwrap_or_else(|| "null".into()),
+        total_ms,
+        boot_ms,
+        total_ms - gc_ms,
+        gc_ms,
+        stats::GC_COUNT.load(Ordering::SeqCst),
+        last_ms,
+        last_ms - last_gc_ms,
+        last_gc_ms,
+        last_gc.count,
+        peak,
+        peak >> 12,
+        stats::PEAK_USED_BYTES_BEFORE_GC.load(Ordering::SeqCst),
+        final_used,
+        stats::peak_rss_kib(),
+        stats::ALLOC_COUNT.load(Ordering::SeqCst),
+        stats::ALLOC_BYTES.load(Ordering::SeqCst),
+        last_allocs,
+        rate,
+    );
+    println!("{}", j);
+    use std::io::Write;
+    let _ = std::io::stdout().flush();
+    // GC worker threads never return; leave without waiting for them.
+    unsafe { libc::_exit(0) }
+}

@@ -1,0 +1,3 @@
+fn main() {
+    synthvm::run_main()
+}

@@ -1,0 +1,266 @@
+//! `custom`: a workload described by a small key = value file (see README.md and
+//! `workloads/example.wl`).
+//!
+//! Model: each thread allocates its share of `work` objects.  Each object's size is drawn from
+//! `sizes`, its lifetime (measured in the thread's own allocations) from `lifetimes`.  An
+//! object with lifetime 0 dies at once; an object of lifetime class L (weight share f) is put
+//! in a ring of about L*f slots, so it is overwritten, on average, L allocations later.
+//! `refs_percent` of the objects get 1-4 reference fields pointing at other live objects.
+//! `shared_kib` of long-lived data drawn from the same size distribution is built at boot
+//! and reachable from a global root.  Everything is checked against Rust-side expected hashes.
+
+use std::collections::BTreeMap;
+
+use super::{share, Params, Size, Workload};
+use crate::object::{self, Kind};
+use crate::rng::{Rng, Weighted};
+use crate::runtime::{alloc_global_root, GlobalRoot, Mu};
+
+#[derive(Clone, Debug)]
+pub struct Spec {
+    pub name: String,
+    pub sizes: Vec<(u64, usize)>,
+    pub lifetimes: Vec<(u64, u64)>,
+    pub refs_percent: u64,
+    pub work: u64,
+    pub shared_kib: u64,
+    pub threads: Option<usize>,
+}
+
+fn parse_pairs(key: &str, v: &str) -> Result<Vec<(u64, u64)>, String> {
+    let mut out = Vec::new();
+    for item in v.split(|c: char| c == ',' || c.is_whitespace()).filter(|s| !s.is_empty()) {
+        let (a, b) = item
+            .split_once(':')
+            .ok_or_else(|| format!("{}: expected value:weight, got '{}'", key, item))?;
+        let a: u64 = a.trim().parse().map_err(|_| format!("{}: bad number '{}'", key, a))?;
+        let b: u64 = b.trim().parse().map_err(|_| format!("{}: bad weight '{}'", key, b))?;
+        out.push((a, b));
+    }
+    if out.is_empty() || out.iter().all(|p| p.1 == 0) {
+        return Err(format!("{}: empty distribution", key));
+    }
+    Ok(out)
+}
+
+impl Spec {
+    pub fn parse(text: &str) -> Result<Spec, String> {
+        let mut kv = BTreeMap::new();
+        for (n, line) in text.lines().enumerate() {
+            let line = line.split('#').next().unwrap().trim();
+            if line.is_empty() {
+                continue;
+            }
+            let (k, v) = line
+                .split_once('=')
+                .ok_or_else(|| format!("line {}: expected key = value", n + 1))?;
+            let k = k.trim().to_string();
+            let v = v.trim().trim_matches('"').to_string();
+            if kv.insert(k.clone(), v).is_some() {
+                return Err(format!("line {}: duplicate key '{}'", n + 1, k));
+            }
+        }
+        let known = ["name", "sizes", "lifetimes", "refs_percent", "work", "shared_kib", "threads"];
+        if let Some(k) = kv.keys().find(|k| !known.contains(&k.as_str())) {
+            return Err(format!("unknown key '{}' (known: {})", k, known.join(", ")));
+        }
+        let num = |k: &str, d: u64| -> Result<u64, String> {
+            match kv.get(k) {
+                None => Ok(d),
+                Some(v) => v.replace('_', "").parse().map_err(|_| format!("{}: bad number '{}'", k, v)),
+            }
+        };
+        let sizes = parse_pairs("sizes", kv.get("sizes").ok_or("missing key 'sizes'")?)?
+            .into_iter()
+            .map(|(s, w)| {
+                if !(object::HEADER_BYTES as u64..=(16 << 20)).contains(&s) {
+                    Err(format!("sizes: object size {} out of range 16..16M", s))
+                } else {
+                    Ok((w, s as usize))
+                }
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let lifetimes = parse_pairs("lifetimes", kv.get("lifetimes").map(|s| s.as_str()).unwrap_or("0:1"))?
+            .into_iter()
+            .map(|(l, w)| (w, l))
+            .collect();
+        let refs_percent = num("refs_percent", 20)?;
+        if refs_percent > 100 {
+            return Err("refs_percent must be 0..100".into());
+        }
+        let threads = match kv.get("threads") {
+            None => None,
+            Some(_) => Some(num("threads", 1)? as usize),
+        };
+        Ok(Spec {
+            name: kv.get("name").cloned().unwrap_or_else(|| "custom".into()),
+            sizes,
+            lifetimes,
+            refs_percent,
+            work: num("work", 1_000_000)?,
+            shared_kib: num("shared_kib", 0)?,
+            threads,
+        })
+    }
+}
+
+pub struct Custom {
+    p: Params,
+    spec: Spec,
+    sizes: Weighted<usize>,
+    work: u64,
+    shared: GlobalRoot,
+    shared_sum: u64,
+    /// (lifetime, ring slots) per lifetime class; class index into `classes`.
+    classes: Vec<(u64, usize)>,
+    lifetime_pick: Weighted<usize>,
+}
+
+const CHUNK: usize = 1024;
+
+impl Custom {
+    pub fn new(p: Params, spec: Spec) -> Custom {
+        let work = match p.size {
+            Size::Small => (spec.work / 10).max(1),
+            Size::Default => spec.work,
+            Size::Large => spec.work * 10,
+        };
+        let total_w: u64 = spec.lifetimes.iter().map(|x| x.0).sum();
+        let mut classes = Vec::new();
+        let mut pick = Vec::new();
+        for (i, &(w, l)) in spec.lifetimes.iter().enumerate() {
+            let slots = if l == 0 { 0 } else { ((l as u128 * w as u128 / total_w as u128) as usize).clamp(1, 1 << 20) };
+            classes.push((l, slots));
+            pick.push((w, i));
+        }
+        Custom {
+            sizes: Weighted::new(&spec.sizes),
+            lifetime_pick: Weighted::new(&pick),
+            p,
+            spec,
+            work,
+            shared: alloc_global_root(),
+            shared_sum: 0,
+            classes,
+        }
+    }
+
+    fn alloc_one(&self, mu: &Mu, r: &mut Rng) -> (mmtk::util::ObjectReference, u64) {
+        let size = self.sizes.sample(r);
+        let nrefs = if r.below(100) < self.spec.refs_percent {
+            (r.range(1, 4) as usize).min((size - object::HEADER_BYTES) / 8)
+        } else {
+            0
+        };
+        let payload = size.saturating_sub(object::HEADER_BYTES + 8 * nrefs);
+        let h = r.next_u64();
+        (mu.alloc(Kind::Plain, nrefs, payload, h), h)
+    }
+}
+
+impl Workload for Custom {
+    fn boot(&mut self, mu: &Mu) -> Result<(), String> {
+        let target = self.spec.shared_kib as usize * 1024;
+        if target == 0 {
+            return Ok(());
+        }
+        let mut r = Rng::derive(self.p.seed, 0xC057, 0);
+        // A list of chunks: [next chunk, obj0, obj1, ...].
+        let mut bytes = 0usize;
+        let mut sum = 0u64;
+        let head = mu.push_opt(None);
+        let cur = mu.push_opt(None);
+        let mut i = CHUNK;
+        while bytes < target {
+            if i == CHUNK {
+                let c = mu.alloc(Kind::RefArray, CHUNK + 1, 0, r.next_u64());
+                mu.write_ref(c, 0, mu.get_opt(head));
+                mu.set(head, Some(c));
+                mu.set(cur, Some(c));
+                i = 0;
+            }
+            let (o, _) = self.alloc_one(mu, &mut r);
+            bytes += object::size_of(o);
+            mu.write_ref(mu.get(cur), 1 + i, Some(o));
+            i += 1;
+        }
+        self.shared.set(mu.get_opt(head));
+        mu.truncate(head);
+        let (s, _) = super::tree_sum(self.shared.get().unwrap())?;
+        sum ^= s;
+        self.shared_sum = sum;
+        Ok(())
+    }
+
+    fn run_thread(&self, mu: &Mu, tid: usize, iter: usize) -> Result<(), String> {
+        let nslots: usize = self.classes.iter().map(|c| c.1).sum();
+        let mut offsets = Vec::new();
+        let mut off = 0;
+        for c in &self.classes {
+            offsets.push(off);
+            off += c.1;
+        }
+        let mut cursor = vec![0usize; self.classes.len()];
+        let mut expect = vec![0u64; nslots];
+        let mut r = Rng::derive(self.p.seed, 0xC0DE + iter as u64, tid as u64);
+        let ring = mu.alloc(Kind::RefArray, nslots.max(1), 0, r.next_u64());
+        let ring_root = mu.push(ring);
+        let range = share(self.work, self.p.threads, tid);
+        let check_every = ((range.end - range.start) / 8).max(1);
+        for (k, _) in range.enumerate() {
+            let (o, h) = self.alloc_one(mu, &mut r);
+            let nrefs = object::nrefs_of(o);
+            for f in 0..nrefs {
+                if nslots > 0 {
+                    let t = object::load_ref(mu.get(ring_root), r.below(nslots as u64) as usize);
+                    mu.write_ref(o, f, t);
+                }
+            }
+            let c = self.lifetime_pick.sample(&mut r);
+            let slots = self.classes[c].1;
+            if slots > 0 {
+                let s = offsets[c] + cursor[c];
+                cursor[c] = (cursor[c] + 1) % slots;
+                mu.write_ref(mu.get(ring_root), s, Some(o));
+                expect[s] = h;
+            }
+            if (k as u64 + 1) % check_every == 0 {
+                let ring = mu.get(ring_root);
+                object::check_object(ring)?;
+                for (s, &h) in expect.iter().enumerate() {
+                    if h == 0 {
+                        continue;
+                    }
+                    let o = object::load_ref(ring, s).ok_or_else(|| format!("thread {}: slot {} lost", tid, s))?;
+                    object::check_object(o).map_err(|e| format!("thread {}: {}", tid, e))?;
+                    for f in 0..object::nrefs_of(o) {
+                        if let Some(t) = object::load_ref(o, f) {
+                            object::check_header(t).map_err(|e| format!("thread {}: {}", tid, e))?;
+                        }
+                    }
+                    if object::hash_of(o) != h {
+                        return Err(format!("thread {}: slot {} holds the wrong object", tid, s));
+                    }
+                }
+            }
+        }
+        mu.truncate(ring_root);
+        Ok(())
+    }
+
+    fn verify(&self, _mu: &Mu, iter: usize) -> Result<(), String> {
+        if let Some(h) = self.shared.get() {
+            let (s, _) = super::tree_sum(h)?;
+            if s != self.shared_sum {
+                return Err(format!("shared data checksum changed after iteration {}", iter));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Custom {
+    pub fn name(&self) -> &str {
+        &self.spec.name
+    }
+}
