@@ -1,0 +1,159 @@
+//! The shardsweep allocator: one per mutator, in the slot of the MarkSweep plan's
+//! `FreeListAllocator` (`util/alloc/allocators.rs`). It owns a boxed core [`Heap`]; the struct
+//! itself has the stock allocator's size and `#[repr(C)]` prefix (`tls`, `space`, `context`), so
+//! bindings that mirror `Allocators` in C++ (mmtk-openjdk) keep working.
+
+use super::global::ShardSweepSpace;
+use super::glue::{self, Failure};
+use super::sweep;
+use crate::policy::space::Space;
+use crate::util::alloc::allocator::{self, AllocatorContext};
+use crate::util::alloc::{AllocationError, Allocator};
+use crate::util::{Address, VMMutatorThread, VMThread};
+use crate::vm::{Collection, VMBinding};
+use shardsweep::{bin_of, Heap, MAX_DIRECT_BYTES, MAX_SMALL_BYTES};
+use std::sync::Arc;
+
+/// A mutator's allocator in the shardsweep space.
+#[repr(C)]
+pub struct ShardSweepAllocator<VM: VMBinding> {
+    /// [`VMThread`] associated with this allocator instance.
+    pub tls: VMThread,
+    space: &'static ShardSweepSpace<VM>,
+    context: Arc<AllocatorContext<VM>>,
+    /// The core heap (boxed: it is ~1.5 KiB and must not move). Null after the mutator is
+    /// destroyed.
+    heap: *mut Heap,
+    /// Pads the struct to the stock `FreeListAllocator`'s size (four boxed block lists).
+    _reserved: [usize; 3],
+}
+
+// SAFETY: the heap is used by its mutator, or by one GC worker while the mutator is stopped
+// (the release packet of this mutator); ownership moves with the mutator like the stock
+// allocator's boxed block lists.
+unsafe impl<VM: VMBinding> Send for ShardSweepAllocator<VM> {}
+
+impl<VM: VMBinding> ShardSweepAllocator<VM> {
+    /// The layout promise: as big as the stock allocator (56 bytes on 64-bit targets).
+    const SAME_SIZE_AS_STOCK: () = assert!(
+        std::mem::size_of::<Self>() == std::mem::size_of::<crate::util::alloc::free_list_allocator::FreeListAllocator<VM>>()
+    );
+
+    pub(crate) fn new(tls: VMThread, space: &'static ShardSweepSpace<VM>, context: Arc<AllocatorContext<VM>>) -> Self {
+        #[allow(clippy::let_unit_value)]
+        let () = Self::SAME_SIZE_AS_STOCK;
+        let heap = Box::into_raw(Heap::new_boxed(space.shared()));
+        ShardSweepAllocator { tls, space, context, heap, _reserved: [0; 3] }
+    }
+
+    #[inline(always)]
+    fn heap(&mut self) -> &mut Heap {
+        debug_assert!(!self.heap.is_null(), "allocation by a destroyed mutator");
+        // SAFETY: the heap lives until `on_mutator_destroy`, and `&mut self` is exclusive.
+        unsafe { &mut *self.heap }
+    }
+
+    /// A cell for `size` bytes at `align`/`offset`, or null (see `glue::take_failure`).
+    #[inline(always)]
+    fn alloc_cell(&mut self, size: usize, align: usize) -> *mut u8 {
+        let bytes = allocator::get_maximum_aligned_size::<VM>(size, align);
+        debug_assert!(bytes <= MAX_SMALL_BYTES, "{bytes} bytes exceed the space's largest cell {MAX_SMALL_BYTES}");
+        let heap = self.heap();
+        if bytes <= MAX_DIRECT_BYTES {
+            heap.alloc(bytes)
+        } else {
+            heap.alloc_bin(bin_of(bytes))
+        }
+    }
+
+    /// Mutator prepare hook (nothing to do: marks are cleared by the previous sweep).
+    pub(crate) fn prepare(&mut self) {}
+
+    /// Mutator release hook, on a GC worker: sweep this mutator's blocks.
+    pub(crate) fn release(&mut self) {
+        if self.heap.is_null() {
+            return;
+        }
+        self.heap().sweep(&mut |cell| sweep::is_live::<VM>(cell));
+    }
+}
+
+impl<VM: VMBinding> Allocator<VM> for ShardSweepAllocator<VM> {
+    fn get_tls(&self) -> VMThread {
+        self.tls
+    }
+
+    fn get_space(&self) -> &'static dyn Space<VM> {
+        self.space
+    }
+
+    fn get_context(&self) -> &AllocatorContext<VM> {
+        &self.context
+    }
+
+    #[inline(always)]
+    fn alloc(&mut self, size: usize, align: usize, offset: usize) -> Address {
+        let cell = self.alloc_cell(size, align);
+        if cell.is_null() {
+            return self.alloc_slow(size, align, offset);
+        }
+        allocator::align_allocation::<VM>(Address::from_mut_ptr(cell), align, offset)
+    }
+
+    fn alloc_slow_once(&mut self, size: usize, align: usize, offset: usize) -> Address {
+        glue::set_mutator_tls(self.tls);
+        let mut failure = glue::take_failure();
+        // The first block of a thread may have been refused for want of its VMThread.
+        if failure == Failure::None || failure == Failure::NoTls {
+            let cell = self.alloc_cell(size, align);
+            if !cell.is_null() {
+                return allocator::align_allocation::<VM>(Address::from_mut_ptr(cell), align, offset);
+            }
+            failure = glue::take_failure();
+        }
+        let tls = VMMutatorThread(self.tls);
+        match failure {
+            // The trigger has requested a GC: wait for it outside the core, then let
+            // `alloc_slow_inline` retry (or report OOM after an emergency GC).
+            Failure::Vetoed => VM::VMCollection::block_for_gc(tls),
+            Failure::Exhausted | Failure::None | Failure::NoTls => {
+                // Out of virtual memory in the page resource, or a veto we did not see: force a
+                // GC as `Space::acquire` does when the page resource fails.
+                if VM::VMCollection::is_collection_enabled() && self.context.state.is_initialized() {
+                    self.space.get_gc_trigger().poll(true, Some(self.space.as_space()));
+                    VM::VMCollection::block_for_gc(tls);
+                } else {
+                    VM::VMCollection::out_of_memory(self.tls, AllocationError::HeapOutOfMemory);
+                }
+            }
+        }
+        Address::ZERO
+    }
+
+    fn alloc_slow_once_precise_stress(&mut self, size: usize, align: usize, offset: usize, need_poll: bool) -> Address {
+        if need_poll && self.space.get_gc_trigger().poll(false, Some(self.space.as_space())) {
+            VM::VMCollection::block_for_gc(VMMutatorThread(self.tls));
+            return Address::ZERO;
+        }
+        self.alloc_slow_once(size, align, offset)
+    }
+
+    fn does_thread_local_allocation(&self) -> bool {
+        true
+    }
+
+    fn get_thread_local_buffer_granularity(&self) -> usize {
+        shardsweep::PAGE_BYTES
+    }
+
+    fn on_mutator_destroy(&mut self) {
+        if self.heap.is_null() {
+            return;
+        }
+        // SAFETY: created by `Box::into_raw` in `new`; nulled so it is dropped once.
+        let mut heap = unsafe { Box::from_raw(self.heap) };
+        self.heap = std::ptr::null_mut();
+        heap.abandon_all();
+        drop(heap);
+    }
+}

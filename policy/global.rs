@@ -1,0 +1,277 @@
+//! The shardsweep space: blocks from a [`BlockPageResource`], cells from the `shardsweep` core,
+//! marks in `VM::VMObjectModel::LOCAL_MARK_BIT_SPEC`, memory counted per 4 KiB page.
+//!
+//! Accounting: `reserved_pages() == charged pages + their side-metadata pages`, where the
+//! charged pages are exactly the core's (`PageBudget::charged`), so the plan's used pages move
+//! page by page as cells are handed out and as sweeps give pages back. The page resource's own
+//! counters (whole blocks) are not what the GC trigger sees.
+
+use super::region::Block;
+use super::settings::SpaceSettings;
+use super::sweep;
+use crate::plan::{ObjectQueue, VectorObjectQueue};
+use crate::policy::gc_work::{PolicyTraceObject, TraceKind};
+use crate::policy::sft::{GCWorkerMutRef, SFT};
+use crate::policy::space::{CommonSpace, PlanCreateSpaceArgs, Space};
+use crate::scheduler::{GCWorkScheduler, GCWorker};
+use crate::util::copy::CopySemantics;
+use crate::util::heap::chunk_map::ChunkMap;
+use crate::util::heap::{BlockPageResource, PageResource};
+use crate::util::linear_scan::Region;
+use crate::util::metadata::side_metadata::SideMetadataSpec;
+use crate::util::metadata::{self, MetadataSpec};
+use crate::util::object_enum::{self, ObjectEnumerator};
+use crate::util::{Address, ObjectReference};
+use crate::vm::{ObjectModel, Scanning, VMBinding};
+use shardsweep::{Madvise, Settings, Shared};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// The shardsweep space.
+pub struct ShardSweepSpace<VM: VMBinding> {
+    pub common: CommonSpace<VM>,
+    pub(super) pr: BlockPageResource<VM, Block>,
+    /// Chunks that hold (or held) blocks, for object enumeration.
+    pub(super) chunk_map: ChunkMap,
+    #[allow(dead_code)]
+    scheduler: Arc<GCWorkScheduler<VM>>,
+    pub(super) settings: SpaceSettings,
+    /// The core instance, created when the space has its final (`'static`) address.
+    shared: OnceLock<&'static Shared>,
+    /// Pages charged by the core (the `PageBudget` count).
+    pub(super) xcharged: AtomicUsize,
+    /// Between `prepare` and `end_of_gc`: mutators are stopped, callers are GC workers.
+    pub(super) xin_gc: AtomicBool,
+    /// Blocks given back outside a GC (the page resource takes blocks back on GC workers only).
+    pub(super) spare: Mutex<Vec<Address>>,
+}
+
+// SAFETY: the space's shared state is atomics, mutexes, the page resource (itself thread-safe)
+// and the core instance (`Sync`).
+unsafe impl<VM: VMBinding> Sync for ShardSweepSpace<VM> {}
+
+impl<VM: VMBinding> SFT for ShardSweepSpace<VM> {
+    fn name(&self) -> &'static str {
+        self.common.name
+    }
+
+    fn is_live(&self, object: ObjectReference) -> bool {
+        VM::VMObjectModel::LOCAL_MARK_BIT_SPEC.is_marked::<VM>(object, Ordering::SeqCst)
+    }
+
+    #[cfg(feature = "object_pinning")]
+    fn pin_object(&self, _object: ObjectReference) -> bool {
+        false
+    }
+
+    #[cfg(feature = "object_pinning")]
+    fn unpin_object(&self, _object: ObjectReference) -> bool {
+        false
+    }
+
+    #[cfg(feature = "object_pinning")]
+    fn is_object_pinned(&self, _object: ObjectReference) -> bool {
+        false
+    }
+
+    fn is_movable(&self) -> bool {
+        false
+    }
+
+    #[cfg(feature = "sanity")]
+    fn is_sane(&self) -> bool {
+        true
+    }
+
+    fn initialize_object_metadata(&self, _object: ObjectReference, _alloc: bool) {
+        #[cfg(feature = "vo_bit")]
+        crate::util::metadata::vo_bit::set_vo_bit(_object);
+    }
+
+    #[cfg(feature = "is_mmtk_object")]
+    fn is_mmtk_object(&self, addr: Address) -> Option<ObjectReference> {
+        crate::util::metadata::vo_bit::is_vo_bit_set_for_addr(addr)
+    }
+
+    #[cfg(feature = "is_mmtk_object")]
+    fn find_object_from_internal_pointer(&self, ptr: Address, max_search_bytes: usize) -> Option<ObjectReference> {
+        let search_bytes = usize::min(super::MAX_OBJECT_SIZE, max_search_bytes);
+        crate::util::metadata::vo_bit::find_object_from_internal_pointer::<VM>(ptr, search_bytes)
+    }
+
+    fn sft_trace_object(&self, queue: &mut VectorObjectQueue, object: ObjectReference, _worker: GCWorkerMutRef) -> ObjectReference {
+        self.trace_object(queue, object)
+    }
+}
+
+impl<VM: VMBinding> Space<VM> for ShardSweepSpace<VM> {
+    fn as_space(&self) -> &dyn Space<VM> {
+        self
+    }
+
+    fn as_sft(&self) -> &(dyn SFT + Sync + 'static) {
+        self
+    }
+
+    fn get_page_resource(&self) -> &dyn PageResource<VM> {
+        &self.pr
+    }
+
+    fn maybe_get_page_resource_mut(&mut self) -> Option<&mut dyn PageResource<VM>> {
+        Some(&mut self.pr)
+    }
+
+    fn initialize_sft(&self, sft_map: &mut dyn crate::policy::sft_map::SFTMap) {
+        self.common().initialize_sft(self.as_sft(), sft_map)
+    }
+
+    fn common(&self) -> &CommonSpace<VM> {
+        &self.common
+    }
+
+    fn release_multiple_pages(&mut self, _start: Address) {
+        unreachable!("the shardsweep space gives blocks back through its page resource")
+    }
+
+    /// Charged pages plus their side metadata: page-granular (block-granular under
+    /// `SHARDSWEEP_ACCOUNTING=block`).
+    fn reserved_pages(&self) -> usize {
+        let data = self.charged_pages();
+        data + self.estimate_side_meta_pages(data)
+    }
+
+    fn enumerate_objects(&self, enumerator: &mut dyn ObjectEnumerator) {
+        object_enum::enumerate_blocks_from_chunk_map::<Block>(enumerator, &self.chunk_map);
+    }
+}
+
+impl<VM: VMBinding> PolicyTraceObject<VM> for ShardSweepSpace<VM> {
+    fn trace_object<Q: ObjectQueue, const KIND: TraceKind>(
+        &self,
+        queue: &mut Q,
+        object: ObjectReference,
+        _copy: Option<CopySemantics>,
+        _worker: &mut GCWorker<VM>,
+    ) -> ObjectReference {
+        self.trace_object(queue, object)
+    }
+
+    fn may_move_objects<const KIND: TraceKind>() -> bool {
+        false
+    }
+}
+
+impl<VM: VMBinding> ShardSweepSpace<VM> {
+    /// Same signature as the other MarkSweep spaces: no global side metadata.
+    #[allow(clippy::ptr_arg)]
+    pub fn extend_global_side_metadata_specs(_specs: &mut Vec<SideMetadataSpec>) {}
+
+    pub fn new(args: PlanCreateSpaceArgs<VM>) -> Self {
+        let settings = SpaceSettings::from_env();
+        let scheduler = args.scheduler.clone();
+        let vm_map = args.vm_map;
+        let is_discontiguous = args.vmrequest.is_discontiguous();
+        let local_specs = metadata::extract_side_metadata(&[
+            MetadataSpec::OnSide(ChunkMap::ALLOC_TABLE),
+            *VM::VMObjectModel::LOCAL_MARK_BIT_SPEC,
+        ]);
+        let common = CommonSpace::new(args.into_policy_args(false, false, local_specs));
+        let log_pages = Block::LOG_BYTES - crate::util::constants::LOG_BYTES_IN_PAGE as usize;
+        ShardSweepSpace {
+            pr: if is_discontiguous {
+                BlockPageResource::new_discontiguous(log_pages, vm_map, scheduler.num_workers())
+            } else {
+                BlockPageResource::new_contiguous(log_pages, common.start, common.extent, vm_map, scheduler.num_workers())
+            },
+            common,
+            chunk_map: ChunkMap::new(),
+            scheduler,
+            settings,
+            shared: OnceLock::new(),
+            xcharged: AtomicUsize::new(0),
+            xin_gc: AtomicBool::new(false),
+            spare: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// The core instance over this space (created on first use and leaked: heaps and blocks
+    /// point to it for the life of the process).
+    pub fn shared(&'static self) -> &'static Shared {
+        self.shared.get_or_init(|| {
+            let os: &'static Madvise = Box::leak(Box::new(Madvise { advice: self.settings.advice }));
+            let settings = Settings { accounting: self.settings.accounting, zero_cells: true, abandon_idle_bins: true };
+            Shared::new(self, self, os, settings).leak()
+        })
+    }
+
+    /// Pages the core holds (charged to the GC trigger).
+    pub fn charged_pages(&self) -> usize {
+        // Relaxed: a statistic.
+        self.xcharged.load(Ordering::Relaxed)
+    }
+
+    /// The runtime settings.
+    pub fn settings(&self) -> &SpaceSettings {
+        &self.settings
+    }
+
+    /// Marks `object`; `true` if this call marked it.
+    fn attempt_mark(&self, object: ObjectReference) -> bool {
+        let spec = &VM::VMObjectModel::LOCAL_MARK_BIT_SPEC;
+        if VM::VMScanning::UNIQUE_OBJECT_ENQUEUING {
+            loop {
+                let old = spec.load_atomic::<VM, u8>(object, None, Ordering::Relaxed);
+                if old == 1 {
+                    return false;
+                }
+                // AcqRel/Relaxed would do (marks order nothing else); SeqCst as native_ms for
+                // the rare contended case costs nothing measurable.
+                if spec
+                    .compare_exchange_metadata::<VM, u8>(object, old, 1, None, Ordering::SeqCst, Ordering::Relaxed)
+                    .is_ok()
+                {
+                    return true;
+                }
+            }
+        } else if !spec.is_marked::<VM>(object, Ordering::Relaxed) {
+            // Racy by design (the plan tolerates duplicate enqueuing): Relaxed.
+            spec.mark::<VM>(object, Ordering::Relaxed);
+            true
+        } else {
+            false
+        }
+    }
+
+    pub(crate) fn trace_object<Q: ObjectQueue>(&self, queue: &mut Q, object: ObjectReference) -> ObjectReference {
+        debug_assert!(self.in_space(object), "{object} is not in the shardsweep space");
+        if self.attempt_mark(object) {
+            queue.enqueue(object);
+        }
+        object
+    }
+
+    pub fn prepare(&mut self, _full_heap: bool) {
+        // Relaxed: mutators are stopped; the GC's start orders this for them.
+        self.xin_gc.store(true, Ordering::Relaxed);
+        // Blocks given back by mutators outside GC return to the page resource (on a worker).
+        let spare = std::mem::take(&mut *self.spare.lock().unwrap());
+        for a in spare {
+            self.pr.release_block(Block::from_aligned_address(a));
+        }
+    }
+
+    /// Sweeps the abandoned blocks. Runs in the plan's `Release` packet, which creates the
+    /// `ReleaseMutator` packets only after it returns: mutators' sweeps (which abandon idle
+    /// bins' blocks onto the same stacks) cannot interleave, so no block is swept twice (a
+    /// second sweep would see the marks the first one cleared, and free live objects).
+    pub fn release(&mut self) {
+        let Some(shared) = self.shared.get().copied() else { return };
+        shared.sweep_abandoned(1..shardsweep::BIN_COUNT, &mut |cell| sweep::is_live::<VM>(cell));
+    }
+
+    pub fn end_of_gc(&mut self) {
+        self.pr.flush_all();
+        // Relaxed: see `prepare`.
+        self.xin_gc.store(false, Ordering::Relaxed);
+    }
+}

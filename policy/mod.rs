@@ -1,0 +1,37 @@
+//! The shardsweep space: a mark-sweep space for the MarkSweep plan whose allocator is the
+//! `shardsweep` core (mimalloc's sharded free lists, charged and given back per 4 KiB page).
+//! Selected by the cargo feature `shardsweep` (see `plan/marksweep/global.rs`).
+//!
+//! One concept per file:
+//! * [`global`] — the space: SFT, `Space`, tracing, prepare/release, page-granular accounting;
+//! * [`glue`] — the space as the core's `BlockSource` (its page resource) and `PageBudget`
+//!   (its GC trigger);
+//! * [`allocator`] — the per-mutator allocator that owns a boxed core `Heap`;
+//! * [`sweep`] — the mark-bit oracle handed to the core's sweep;
+//! * [`region`] — the block as an MMTk `Region` (for the block page resource);
+//! * [`settings`] — runtime settings read from the environment at space creation.
+//!
+//! Ownership per GC phase:
+//!
+//! | Phase          | A mutator's heap (its blocks)          | Abandoned stacks (core)             | Page resource / spare blocks |
+//! |----------------|----------------------------------------|-------------------------------------|------------------------------|
+//! | Allocation     | owner allocates, charges pages         | heaps adopt blocks lock-free        | `acquire_block` (no GC poll) |
+//! | GC - Prepare   | -                                      | -                                   | spare blocks → page resource |
+//! | GC - Trace     | trace_object sets mark bits            | trace_object sets mark bits         | -                            |
+//! | GC - Release   | plan `Release` packet: -               | swept by the space (before mutators)| -                            |
+//! |                | `ReleaseMutator`: `Heap::sweep` on a GC worker; idle bins abandoned | receive idle bins | empty blocks returned  |
+//! | GC - End       | -                                      | -                                   | `flush_all`                  |
+
+pub mod allocator;
+pub mod global;
+mod glue;
+pub mod region;
+pub mod settings;
+mod sweep;
+
+pub use allocator::ShardSweepAllocator;
+pub use global::ShardSweepSpace;
+
+/// Largest object the space holds; larger ones go to the large-object space. Derived from the
+/// core's block size (`SHARDSWEEP_BLOCK_KIB` at build time): one eighth of a block.
+pub const MAX_OBJECT_SIZE: usize = shardsweep::MAX_SMALL_BYTES;
