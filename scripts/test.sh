@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Every test of the project, from a fresh clone: the core, the synthvm binding, the MMTk space
+# (through a patched copy of mmtk 0.31.0 that scripts/overlay.sh makes), and the CI-sized
+# experiment. This is the README's test command and what .ci/run runs.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh
+scripts/test-core.sh
+if [ -f bindings/synthvm/Cargo.toml ]; then
+  printf '\n== synthvm\n'
+  (cd bindings/synthvm && cargo test --release)
+fi
+if [ -x scripts/test-policy.sh ]; then
+  printf '\n== policy (shardsweep space inside mmtk 0.31.0)\n'
+  scripts/test-policy.sh --ci
+fi
+if [ -x scripts/test-experiments.sh ]; then
+  printf '\n== experiments (CI size)\n'
+  scripts/test-experiments.sh
+fi
+printf '\nall test suites passed\n'
