@@ -83,5 +83,5 @@ out=$(SHARDSWEEP_ACCOUNTING=bogus timeout 60 "$bin" --plan MarkSweep lusearch 2>
 if grep -q "valid values are page, block" <<<"$out"; then pass=$((pass + 1)); echo "ok   invalid SHARDSWEEP_ACCOUNTING";
 else fail=$((fail + 1)); echo "FAIL invalid SHARDSWEEP_ACCOUNTING"; fi
 
-echo "passed $pass, failed $fail"
+echo "$pass passed, $fail failed"
 [ $fail = 0 ]

@@ -12,7 +12,7 @@ if [ -f bindings/synthvm/Cargo.toml ]; then
 fi
 if [ -x scripts/test-policy.sh ]; then
   printf '\n== policy (shardsweep space inside mmtk 0.31.0)\n'
-  scripts/test-policy.sh --ci
+  scripts/test-policy.sh
 fi
 if [ -x scripts/test-experiments.sh ]; then
   printf '\n== experiments (CI size)\n'
