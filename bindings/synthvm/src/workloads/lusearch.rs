@@ -24,6 +24,7 @@ const SEGMENT: usize = 1024;
 const HITS: usize = 100; // the hit queue holds 10 * hitsPerPage, as lusearch asks for
 const PAGE: usize = 10; // hits rendered and published per query
 const TERM_CACHE: usize = 64;
+const TERM_INDEX_INTERVAL: usize = 32;
 
 pub struct Lusearch {
     p: Params,
@@ -48,9 +49,9 @@ const TI_POSTINGS: usize = 1;
 impl Lusearch {
     pub fn new(p: Params) -> Lusearch {
         let (nterms, ndocs, queries) = match p.size {
-            Size::Small => (2048, 1024, 600),
-            Size::Default => (16384, 4096, 12000),
-            Size::Large => (65536, 16384, 60000),
+            Size::Small => (2048, 1024, 3000),
+            Size::Default => (16384, 8192, 40000),
+            Size::Large => (65536, 16384, 200000),
         };
         let threads = p.threads;
         Lusearch {
@@ -243,7 +244,7 @@ impl HitQueue {
 }
 
 // Per-thread searcher state, rooted at the bottom of the thread's shadow stack.
-const S_SEARCHER: usize = 0; // Plain [norms, termcache, buf, buf2]
+const S_SEARCHER: usize = 0; // Plain [norms, termcache, buf, buf2, norms2, termindex]
 const S_NORMS: usize = 1;
 const S_TERMCACHE: usize = 2;
 
@@ -259,11 +260,14 @@ impl Workload for Lusearch {
     fn run_thread(&self, mu: &Mu, tid: usize, iter: usize) -> Result<(), String> {
         let seed = self.p.seed;
         let base = mu.depth();
-        // IndexSearcher-like per-thread state.
+        // Per-thread IndexReader/IndexSearcher state, as each lusearch thread opens its own
+        // reader: norms (one byte per document, two fields), the term index (every
+        // TERM_INDEX_INTERVAL-th term's text and info, copied), a cache of recent terms and
+        // two 1 KiB stream buffers.
         let mut tr = Rng::derive(seed, 0x5EA4 + iter as u64, tid as u64);
-        let s = mu.alloc(Kind::Plain, 4, 32, tr.next_u64());
+        let s = mu.alloc(Kind::Plain, 6, 32, tr.next_u64());
         mu.push(s);
-        let norms = mu.alloc(Kind::Bytes, 0, 4096, tr.next_u64());
+        let norms = mu.alloc(Kind::Bytes, 0, self.ndocs, tr.next_u64());
         mu.push(norms);
         mu.write_ref(mu.get(base + S_SEARCHER), 0, Some(norms));
         let cache = mu.alloc(Kind::RefArray, TERM_CACHE, 0, tr.next_u64());
@@ -273,14 +277,31 @@ impl Workload for Lusearch {
             let buf = mu.alloc(Kind::Bytes, 0, 1024, tr.next_u64());
             mu.write_ref(mu.get(base + S_SEARCHER), k, Some(buf));
         }
+        let norms2 = mu.alloc(Kind::Bytes, 0, self.ndocs, tr.next_u64());
+        mu.write_ref(mu.get(base + S_SEARCHER), 4, Some(norms2));
+        let nidx = self.nterms.div_ceil(TERM_INDEX_INTERVAL);
+        let tix = mu.alloc(Kind::RefArray, nidx, 0, tr.next_u64());
+        mu.write_ref(mu.get(base + S_SEARCHER), 5, Some(tix));
+        for j in 0..nidx {
+            let text = object::load_ref(self.term(j * TERM_INDEX_INTERVAL), TI_TEXT).unwrap();
+            let nchars = (object::payload_words(object::load_ref(text, 0).unwrap()) * 4).saturating_sub(2);
+            let copy = new_string(mu, nchars.max(1), tr.next_u64());
+            mu.push(copy);
+            let info = mu.alloc(Kind::Plain, 1, 24, tr.next_u64());
+            let dt = mu.depth();
+            mu.write_ref(info, 0, Some(mu.get(dt - 1)));
+            let tix = object::load_ref(mu.get(base + S_SEARCHER), 5).unwrap();
+            mu.write_ref(tix, j, Some(info));
+            mu.truncate(dt - 1);
+        }
         let state_sum = |mu: &Mu| -> Result<u64, String> {
             let s = mu.get(base + S_SEARCHER);
             object::check_object(s)?;
             let mut acc = object::object_sum(s);
-            for k in [0usize, 2, 3] {
+            for k in [0usize, 2, 3, 4, 5] {
                 let c = object::load_ref(s, k).ok_or("searcher field lost")?;
-                object::check_object(c)?;
-                acc = object::mix(acc, object::object_sum(c));
+                let (sum, _) = super::tree_sum(c)?;
+                acc = object::mix(acc, sum);
             }
             Ok(acc)
         };
@@ -459,12 +480,19 @@ impl Lusearch {
                 let wv = object::payload_word(mu.get(scratch), k);
                 let norms = mu.get(base + S_NORMS);
                 let doc = ((wv >> 20) % self.ndocs as u64) as u32;
-                let nb = object::payload_word(norms, (doc as usize) % 500);
+                let nb = object::payload_word(norms, (doc as usize / 8) % object::payload_words(norms));
                 let score = ((wv & 0xFFFF) ^ (nb & 0xFF)) as u32;
                 let key = ((score as u64) << 32) | doc as u64;
-                // A boxed temporary now and then (iterator state, Float).
-                if k % 8 == 7 {
-                    let _ = mu.alloc(Kind::Plain, 0, 8, wv);
+                // Short-lived temporaries: a field-less 16-byte object (an iterator step, a
+                // lock) every 4th doc, a boxed value every 8th, a 40-byte TermDocs state every 16th.
+                if k % 4 == 3 {
+                    let _ = mu.alloc(Kind::Plain, 0, 0, wv);
+                }
+                if k % 8 == 5 {
+                    let _ = mu.alloc(Kind::Plain, 0, 8, wv ^ 1);
+                }
+                if k % 16 == 9 {
+                    let _ = mu.alloc(Kind::Plain, 1, 16, wv ^ 2);
                 }
                 if queue.competitive(key) {
                     let sd = mu.alloc(Kind::Plain, 0, 16, key);
