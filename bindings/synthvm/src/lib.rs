@@ -144,6 +144,9 @@ pub fn run_main() -> ! {
     if let Err(e) = workload.boot(&main_mu) {
         exit::failed(&format!("{} boot: {}", wname, e));
     }
+    if std::env::var("SYNTHVM_TEST_CORRUPT").is_ok_and(|v| v == "1") && runtime::corrupt_for_test() {
+        eprintln!("synthvm: SYNTHVM_TEST_CORRUPT: corrupted one object on purpose");
+    }
     if let Err(e) = workload.verify(&main_mu, 0) {
         exit::failed(&format!("{} after boot: {}", wname, e));
     }

@@ -116,7 +116,7 @@ pub fn heap_description() -> String {
     } else if b % (1 << 20) == 0 {
         format!("{} MiB", b >> 20)
     } else {
-        format!("{} bytes", b)
+        format!("{:.1} MiB", b as f64 / (1u64 << 20) as f64)
     }
 }
 
@@ -853,6 +853,31 @@ pub fn verify_heap() -> Result<usize, String> {
         }
     }
     Ok(seen.len())
+}
+
+/// Test hook (SYNTHVM_TEST_CORRUPT=1): flip one payload word of the first object reachable from
+/// the global roots that has a payload, to check that corruption is detected and reported.
+pub fn corrupt_for_test() -> bool {
+    let used = GLOBAL_ROOTS_USED.load(Ordering::SeqCst).min(GLOBAL_ROOTS);
+    let mut work = Vec::new();
+    for slot in GLOBAL_ROOT_SLOTS.iter().take(used) {
+        if let Some(o) = ObjectReference::from_raw_address(unsafe { Address::from_usize(slot.load(Ordering::Relaxed)) }) {
+            work.push(o);
+        }
+    }
+    while let Some(o) = work.pop() {
+        if object::payload_words(o) > 0 {
+            let a = object::ref_slot(o, object::nrefs_of(o));
+            unsafe { a.store::<u64>(a.load::<u64>() ^ 0x10) };
+            return true;
+        }
+        for i in 0..object::nrefs_of(o) {
+            if let Some(c) = object::load_ref(o, i) {
+                work.push(c);
+            }
+        }
+    }
+    false
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -7,7 +7,7 @@ lifetimes = 0:85 50:10 5000:4 200000:1
 # Percentage of objects that get 1-4 reference fields to other live objects.
 refs_percent = 25
 # Total allocations over all threads (x0.1 with --size small, x10 with --size large).
-work = 2_000_000
+work = 5_000_000
 # Long-lived shared data built at boot (KiB), reachable from a global root.
 shared_kib = 1024
 # Default thread count when -t is not given.

@@ -31,7 +31,7 @@ pub struct Fragger {
 impl Fragger {
     pub fn new(p: Params) -> Fragger {
         let (nclasses, rounds, burst_bytes, keep, retain) = match p.size {
-            Size::Small => (16, 96, 16 << 10, 1, 2),
+            Size::Small => (16, 400, 16 << 10, 1, 2),
             Size::Default => (31, 2000, 64 << 10, 2, 3),
             Size::Large => (31, 10000, 64 << 10, 4, 4),
         };

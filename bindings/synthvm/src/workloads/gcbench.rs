@@ -36,7 +36,7 @@ fn tree_size(depth: u32) -> u64 {
 impl GcBench {
     pub fn new(p: Params) -> GcBench {
         let (stretch, long_lived, max_depth, array_len) = match p.size {
-            Size::Small => (14, 12, 12, 62_500),
+            Size::Small => (16, 14, 14, 125_000),
             Size::Default => (18, 16, 16, 500_000),
             Size::Large => (20, 18, 18, 2_000_000),
         };

@@ -1,0 +1,3 @@
+//! gcbench (small, --verify) under every plan with 1, 8 and 48 mutator threads.
+mod common;
+plan_tests!(&["gcbench"], 16, 512);
