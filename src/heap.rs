@@ -20,6 +20,8 @@ use crate::sync::{AtomicPtr, Ordering};
 use crate::thread_free::{Delay, PushOutcome};
 use std::ptr;
 
+mod lazy;
+
 /// Blocks examined per queue search before taking another block.
 pub const MAX_SEARCH: usize = 8;
 /// Abandoned blocks examined per slow path before taking a fresh block.
@@ -127,6 +129,11 @@ pub struct Heap {
     slow_bins: u64,
     /// Per bin, the first block's `free` right after the last sweep (idle-bin detection).
     free_at_sweep: [*mut Cell; BIN_COUNT],
+    /// Lazy sweeping (see `heap/lazy.rs`): per bin, blocks not yet swept since the last GC. Off
+    /// the queues, so no allocation path can pop from them before the owner sweeps them.
+    unswept: [Queue; BIN_COUNT],
+    /// The liveness oracle of the pending lazy sweep.
+    lazy_is_live: Option<fn(*mut u8) -> bool>,
 }
 
 // SAFETY: a heap is used by one thread at a time (its owner, or a GC worker while the owner
@@ -159,6 +166,8 @@ impl Heap {
                 shared,
                 slow_bins: 0,
                 free_at_sweep: [ptr::null_mut(); BIN_COUNT],
+                unswept: [Queue::EMPTY; BIN_COUNT],
+                lazy_is_live: None,
             })
         }
     }
@@ -220,6 +229,10 @@ impl Heap {
     #[inline(never)]
     fn alloc_generic(&mut self, bin: usize) -> *mut u8 {
         self.slow_bins |= 1 << bin;
+        if !self.unswept[bin].first.is_null() {
+            // Lazy sweeping: the owner sweeps the bin's blocks before using any of them.
+            self.sweep_unswept_bin(bin);
+        }
         self.drain_delayed();
         let shared = self.shared;
         let zero = shared.settings.zero_cells;
@@ -439,13 +452,13 @@ impl Heap {
 
     /// Number of blocks this heap owns (queued and full).
     pub fn owned_blocks(&self) -> usize {
-        self.queues.iter().map(|q| q.len).sum::<usize>() + self.full.len
+        self.queues.iter().chain(self.unswept.iter()).map(|q| q.len).sum::<usize>() + self.full.len
     }
 
     /// Every block this heap owns.
     pub fn blocks(&self) -> Vec<*mut Block> {
         let mut v = self.full.blocks();
-        for q in self.queues.iter() {
+        for q in self.queues.iter().chain(self.unswept.iter()) {
             v.extend(q.blocks());
         }
         v
@@ -456,6 +469,10 @@ impl Heap {
     /// partly used ones to their bin's queue, unless the bin was idle since the previous sweep
     /// and `abandon_idle_bins` is set, in which case they are abandoned for other threads.
     pub fn sweep(&mut self, is_live: &mut dyn FnMut(*mut u8) -> bool) -> SweepStats {
+        assert!(
+            !self.has_unswept(),
+            "shardsweep: a lazy sweep must be finished (Heap::finish_sweep) before the next GC marks"
+        );
         self.drain_delayed();
         let shared = self.shared;
         let s = shared.settings;
@@ -539,6 +556,8 @@ impl Heap {
     /// Gives up every block: empty ones to the source, the rest to the abandoned stacks (a
     /// thread exits). The heap is empty afterwards and may be dropped.
     pub fn abandon_all(&mut self) {
+        // Abandoned blocks must be swept: finish a pending lazy sweep first.
+        self.finish_sweep();
         // No allocation here: this runs in thread teardown of a standalone global allocator.
         // First stop delayed frees into this heap (waits out freers on the delayed path)...
         for q in self.queues.iter().chain(std::iter::once(&self.full)) {
@@ -587,6 +606,17 @@ impl Heap {
                         && (*b).bin() == bin
                         && (*b).state == BlockState::Queued
                         && (*b).xheap.load(Ordering::Relaxed) == self as *const Heap as *mut Heap
+                };
+                if !ok {
+                    return false;
+                }
+            }
+        }
+        for (bin, q) in self.unswept.iter().enumerate() {
+            for b in q.blocks() {
+                // SAFETY: owned blocks.
+                let ok = unsafe {
+                    (*b).is_valid() && (*b).bin() == bin && (*b).state == BlockState::Queued
                 };
                 if !ok {
                     return false;

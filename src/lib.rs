@@ -33,6 +33,8 @@ pub mod budget;
 #[cfg(not(loom))]
 pub mod config;
 #[cfg(not(loom))]
+pub mod gc;
+#[cfg(not(loom))]
 pub mod heap;
 #[cfg(not(loom))]
 pub mod os;
@@ -50,6 +52,7 @@ pub use {
     block::{Block, BlockState, SweepResult},
     budget::{Accounting, CountingBudget, PageBudget},
     config::*,
+    gc::AbandonedBatch,
     heap::{Heap, SweepStats},
     os::{Advice, BlockSource, Madvise, OsMemory},
     page_mask::PageMask,

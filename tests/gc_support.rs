@@ -1,0 +1,234 @@
+//! The garbage-collector support of the core: lazy sweeping (`Heap::defer_sweep` /
+//! `finish_sweep`, the owner's slow path sweeping a bin before use), abandoned stacks detached
+//! in batches and swept on other threads, stop-the-world walks, and `allocated_start_pages`.
+
+mod common;
+
+use common::fixture;
+use shardsweep::*;
+use std::collections::HashSet;
+use std::sync::Mutex;
+
+/// The liveness oracle of the lazy tests (a plain `fn`, as the lazy sweep stores it).
+static LIVE: Mutex<Option<HashSet<usize>>> = Mutex::new(None);
+/// Serialises the tests that use `LIVE`.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+fn oracle(p: *mut u8) -> bool {
+    LIVE.lock().unwrap().as_ref().unwrap().contains(&(p as usize))
+}
+
+fn set_live(cells: &[usize]) {
+    *LIVE.lock().unwrap() = Some(cells.iter().copied().collect());
+}
+
+fn gc_settings() -> Settings {
+    Settings {
+        accounting: Accounting::Page,
+        zero_cells: true,
+        abandon_idle_bins: false,
+    }
+}
+
+/// Sum of the charged pages of every block a heap owns plus the abandoned ones.
+fn charged_by_walk(heaps: &[&Heap], shared: &Shared) -> usize {
+    let mut n = 0;
+    for h in heaps {
+        for b in h.blocks() {
+            // SAFETY: owned blocks of a heap we hold.
+            n += unsafe { (*b).charged().count() };
+        }
+    }
+    shared.for_each_abandoned(&mut |b| n += b.charged().count());
+    n
+}
+
+#[test]
+fn lazy_sweep_defers_until_the_bin_is_used() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let fx = fixture(gc_settings(), 1000, usize::MAX);
+    let mut heap = Heap::new_boxed(fx.shared);
+    // Two bins, a few blocks' worth each.
+    let small: Vec<usize> = (0..3000).map(|_| heap.alloc(16) as usize).collect();
+    let big: Vec<usize> = (0..300).map(|_| heap.alloc(512) as usize).collect();
+    // Keep every 100th cell.
+    let live: Vec<usize> = small.iter().chain(big.iter()).step_by(100).copied().collect();
+    set_live(&live);
+    let before = fx.budget.charged();
+    let stats = heap.defer_sweep(oracle);
+    assert_eq!(stats.blocks, 0, "no idle-bin abandonment: nothing swept at the GC");
+    assert!(heap.has_unswept());
+    let pending = heap.unswept_blocks();
+    assert_eq!(pending, heap.owned_blocks());
+    assert_eq!(fx.budget.charged(), before, "nothing given back before the owner sweeps");
+    assert_eq!(charged_by_walk(&[&heap], fx.shared), fx.budget.charged());
+    // Allocating 16 bytes sweeps the 16-byte bin only; the new cell is a dead one, never a
+    // live one, and reads as zero.
+    let c = heap.alloc(16) as usize;
+    assert!(!live.contains(&c));
+    // SAFETY: a fresh 16-byte cell.
+    assert_eq!(unsafe { *(c as *const u64) }, 0);
+    assert!(heap.has_unswept(), "the 512-byte bin is still pending");
+    assert!(heap.unswept_blocks() < pending);
+    assert!(heap.is_valid());
+    // The eager sweep refuses to run over unswept blocks (their marks would be stale).
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        heap.sweep(&mut |_| true);
+    }));
+    assert!(r.is_err());
+    // Finishing sweeps the rest; no live cell is ever handed out afterwards.
+    let s = heap.finish_sweep();
+    assert!(s.blocks > 0);
+    assert!(!heap.has_unswept());
+    assert!(heap.is_valid());
+    assert!(fx.budget.charged() < before, "pages of dead cells were given back");
+    assert_eq!(charged_by_walk(&[&heap], fx.shared), fx.budget.charged());
+    let mut seen = HashSet::new();
+    for _ in 0..5000 {
+        let p = heap.alloc(16) as usize;
+        assert!(!live.contains(&p), "a live cell was handed out");
+        assert!(seen.insert(p));
+    }
+    for _ in 0..500 {
+        let p = heap.alloc(512) as usize;
+        assert!(!live.contains(&p), "a live cell was handed out");
+    }
+}
+
+#[test]
+fn lazy_sweep_of_a_heap_torn_down_before_use() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let fx = fixture(gc_settings(), 1000, usize::MAX);
+    let mut heap = Heap::new_boxed(fx.shared);
+    let cells: Vec<usize> = (0..2000).map(|_| heap.alloc(64) as usize).collect();
+    set_live(&cells[..10]);
+    heap.defer_sweep(oracle);
+    // Teardown finishes the sweep: abandoned blocks are swept blocks.
+    heap.abandon_all();
+    assert_eq!(heap.owned_blocks(), 0);
+    let mut abandoned_used = 0;
+    fx.shared.for_each_abandoned(&mut |b| abandoned_used += b.used());
+    assert_eq!(abandoned_used, 10);
+    assert_eq!(charged_by_walk(&[], fx.shared), fx.budget.charged());
+}
+
+#[test]
+fn idle_bins_are_swept_and_abandoned_at_a_lazy_gc() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let settings = Settings {
+        abandon_idle_bins: true,
+        ..gc_settings()
+    };
+    let fx = fixture(settings, 1000, usize::MAX);
+    let mut heap = Heap::new_boxed(fx.shared);
+    let a: Vec<usize> = (0..3000).map(|_| heap.alloc(32) as usize).collect();
+    let b: Vec<usize> = (0..3000).map(|_| heap.alloc(48) as usize).collect();
+    let live: Vec<usize> = a.iter().chain(b.iter()).step_by(50).copied().collect();
+    set_live(&live);
+    heap.sweep(&mut |p| live.contains(&(p as usize)));
+    // Now use only the 32-byte bin; the 48-byte bin is idle at the next GC.
+    for _ in 0..10 {
+        heap.alloc(32);
+    }
+    let s = heap.defer_sweep(oracle);
+    assert!(s.abandoned > 0, "the idle bin's partly used blocks are abandoned, swept");
+    assert!(heap.has_unswept(), "the active bin waits for its owner");
+    let mut n = 0;
+    fx.shared.for_each_abandoned(&mut |_| n += 1);
+    assert_eq!(n, s.abandoned);
+    heap.finish_sweep();
+    assert_eq!(charged_by_walk(&[&heap], fx.shared), fx.budget.charged());
+}
+
+#[test]
+fn abandoned_batches_are_swept_once_on_other_threads() {
+    let fx = fixture(gc_settings(), 1000, usize::MAX);
+    let mut live = HashSet::new();
+    // Three threads' heaps abandon partly used blocks of several bins.
+    for t in 0..3 {
+        let mut heap = Heap::new_boxed(fx.shared);
+        for (k, size) in [16usize, 24, 128, 1000].iter().enumerate() {
+            for i in 0..1500 {
+                let p = heap.alloc(*size) as usize;
+                if (i + t + k) % 97 == 0 {
+                    live.insert(p);
+                }
+            }
+        }
+        heap.sweep(&mut |p| live.contains(&(p as usize)));
+        heap.abandon_all();
+    }
+    let abandoned_before = fx.shared.abandoned_blocks();
+    assert!(abandoned_before > 0);
+    assert_eq!(charged_by_walk(&[], fx.shared), fx.budget.charged());
+    // Detach every bin, split into batches of 2 blocks, sweep them on 4 threads while a "mutator
+    // sweep" abandons more (already swept) blocks onto the same stacks.
+    let mut batches = Vec::new();
+    for bin in 1..BIN_COUNT {
+        let mut b = fx.shared.detach_abandoned(bin);
+        while b.len() > 2 {
+            let rest = b.split_off(2);
+            batches.push(b);
+            b = rest;
+        }
+        if !b.is_empty() {
+            batches.push(b);
+        }
+    }
+    assert_eq!(fx.shared.abandoned_blocks(), 0);
+    let total: usize = batches.iter().map(|b| b.len()).sum();
+    assert_eq!(total, abandoned_before);
+    let swept = Mutex::new(Vec::new());
+    let live_ref = &live;
+    let batches = Mutex::new(batches);
+    std::thread::scope(|s| {
+        for _ in 0..4 {
+            s.spawn(|| loop {
+                let Some(b) = batches.lock().unwrap().pop() else { break };
+                let st = fx.shared.sweep_batch(b, &mut |p| {
+                    swept.lock().unwrap().push(p as usize);
+                    live_ref.contains(&(p as usize))
+                });
+                assert!(st.blocks > 0);
+            });
+        }
+        s.spawn(|| {
+            let mut heap = Heap::new_boxed(fx.shared);
+            let keep: Vec<usize> = (0..500).map(|_| heap.alloc(40) as usize).step_by(7).collect();
+            heap.sweep(&mut |p| keep.contains(&(p as usize)));
+            heap.abandon_all();
+        });
+    });
+    let swept = swept.into_inner().unwrap();
+    let uniq: HashSet<usize> = swept.iter().copied().collect();
+    assert_eq!(uniq.len(), swept.len(), "a cell was asked about twice: a block was swept twice");
+    let mut used = 0;
+    fx.shared.for_each_abandoned(&mut |b| {
+        used += b.used();
+        // Right after a sweep: charged pages are exactly the header plus the live cells' pages.
+        assert_eq!(b.charged(), b.charged_for(b.allocated_start_pages()));
+    });
+    assert_eq!(used, live.len() + (0..500).step_by(7).count());
+    assert_eq!(charged_by_walk(&[], fx.shared), fx.budget.charged());
+}
+
+#[test]
+fn allocated_start_pages_tracks_allocation() {
+    let fx = fixture(gc_settings(), 100, usize::MAX);
+    let mut heap = Heap::new_boxed(fx.shared);
+    let p = heap.alloc(256);
+    let b = Block::of(p);
+    // SAFETY: the block of a cell we hold.
+    unsafe {
+        assert_eq!((*b).allocated_start_pages(), PageMask::page(0));
+        let cells: Vec<*mut u8> = (0..40).map(|_| heap.alloc(256)).collect();
+        let last = *cells.last().unwrap();
+        assert_eq!(Block::of(last), b);
+        let page = (last as usize - b as usize) / PAGE_BYTES;
+        assert!((*b).allocated_start_pages().contains(page));
+        // After a sweep keeping only `last`: its page (and the header page's charge) remain.
+        heap.sweep(&mut |c| c == last);
+        assert_eq!((*b).allocated_start_pages(), PageMask::page(page));
+        assert_eq!((*b).charged(), (*b).charged_for(PageMask::page(page)));
+    }
+}
