@@ -1,0 +1,22 @@
+#!/usr/bin/env python3
+"""A stand-in for synthvm with a known minimum heap, to test the search rules quickly.
+minheap(t) = FAKE_BASE + FAKE_SLOPE * t MiB (defaults 8 and 0.5). Below it: "Out of memory",
+exit 3, except heaps in FAKE_HANG (comma list, MiB), which sleep forever (timeout = too small),
+and heaps in FAKE_ERROR, which panic (exit 101: an error, never a result)."""
+import json, os, sys, time
+a = sys.argv[1:]
+t = int(a[a.index("-t") + 1]); h = a[a.index("--heap") + 1]
+heap = int(h[:-1]) / 1024 if h.endswith("K") else float(h)
+base = float(os.environ.get("FAKE_BASE", 8)); slope = float(os.environ.get("FAKE_SLOPE", 0.5))
+def listed(name):
+    return any(abs(heap - float(x)) < 1e-9 for x in os.environ.get(name, "").split(",") if x)
+if listed("FAKE_ERROR"):
+    print("thread 'main' panicked at fake", file=sys.stderr); sys.exit(101)
+if listed("FAKE_HANG"):
+    time.sleep(3600)
+if heap + 1e-9 < base + slope * t:
+    print("synthvm: Out of memory: fake", file=sys.stderr); sys.exit(3)
+print("===== synthvm lusearch PASSED in 1 msec =====")
+print(json.dumps({"synthvm": {"status": "PASSED", "threads": t, "total_ms": 1.0, "mutator_ms": 0.9,
+      "gc_ms": 0.1, "gc_count": 3, "last_iteration_ms": 1.0, "last_iteration_mutator_ms": 0.9,
+      "last_iteration_gc_ms": 0.1, "last_iteration_gc_count": 3}}))

@@ -1,0 +1,85 @@
+#!/usr/bin/env python3
+"""Fast checks of experiments/exp.py's search rules against fake_synthvm.py (no MMTk needed):
+exact minimum at 1 and 0.5 MiB resolution, slope/intercept/R^2, resume without new probes,
+timeouts count as too small, errors are reported and not counted, confirmation."""
+import os, shutil, subprocess, sys, tempfile, csv
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+EXP = HERE.parent / "exp.py"
+passed = failed = 0
+
+
+def check(name, cond, extra=""):
+    global passed, failed
+    if cond:
+        passed += 1; print(f"ok   {name}")
+    else:
+        failed += 1; print(f"FAIL {name} {extra}")
+
+
+def run(tmp, cfg_text, env=None, args=()):
+    cfg = tmp / "cfg.yaml"
+    cfg.write_text(cfg_text)
+    e = dict(os.environ, SHARDSWEEP_EXP_BIN_DIR=str(tmp / "bin"), **(env or {}))
+    p = subprocess.run([sys.executable, str(EXP), "minheap", str(cfg), "--out", str(tmp / "out"), "--quiet", *args],
+                       env=e, capture_output=True, text=True)
+    rows = {}
+    if (tmp / "out" / "minheap.csv").exists():
+        with open(tmp / "out" / "minheap.csv") as f:
+            for r in csv.DictReader(f):
+                rows[(r["build"], int(r["threads"]))] = r
+    return p, rows
+
+
+CFG = """study: minheap
+name: fake
+workload: lusearch
+size: small
+threads: [1, 12, 24]
+search: {{lo_mib: 1, hi_mib: 512, start_mib: 4, resolution_mib: {res}, timeout_s: 2, confirm: {confirm}}}
+builds:
+  - {{name: a, variant: fake, plan: MarkSweep}}
+"""
+
+with tempfile.TemporaryDirectory() as d:
+    tmp = Path(d)
+    (tmp / "bin").mkdir()
+    shutil.copy(HERE / "fake_synthvm.py", tmp / "bin" / "synthvm-fake")
+    os.chmod(tmp / "bin" / "synthvm-fake", 0o755)
+    # 1 MiB resolution: minheap = ceil(8 + 0.5 t)
+    p, rows = run(tmp, CFG.format(res=1, confirm=0))
+    got = [rows.get(("a", t), {}).get("minheap_mib") for t in (1, 12, 24)]
+    check("1 MiB resolution finds ceil(8 + 0.5 t)", got == ["9", "14", "20"], f"{got} {p.stderr[-500:]}")
+    readme = (tmp / "out" / "README.md").read_text() if (tmp / "out" / "README.md").exists() else ""
+    check("README has slope, intercept, R²", "Gradient/Slope" in readme and "R²" in readme)
+    check("plot written", (tmp / "out" / "minheap.png").exists())
+    n1 = sum(1 for _ in open(tmp / "out" / "probes.csv"))
+    p, rows2 = run(tmp, CFG.format(res=1, confirm=0))
+    n2 = sum(1 for _ in open(tmp / "out" / "probes.csv"))
+    check("rerun reuses every probe (resumable)", n1 == n2 and rows2 == rows, f"{n1} vs {n2}")
+    check("every CSV row has its command", all(r["command"].startswith("MMTK") or "synthvm-fake" in r["command"]
+                                              for r in csv.DictReader(open(tmp / "out" / "probes.csv"))))
+    shutil.rmtree(tmp / "out")
+    # 0.5 MiB resolution: minheap = 8.5, 14, 20
+    p, rows = run(tmp, CFG.format(res=0.5, confirm=0))
+    got = [rows.get(("a", t), {}).get("minheap_mib") for t in (1, 12, 24)]
+    check("0.5 MiB resolution", got == ["8.5", "14", "20"], f"{got}")
+    shutil.rmtree(tmp / "out")
+    # a hang below the minimum counts as too small (timeout), not as an error
+    p, rows = run(tmp, CFG.format(res=1, confirm=0), env={"FAKE_HANG": "13"})
+    check("timeout = too small", rows.get(("a", 12), {}).get("minheap_mib") == "14", str(rows.get(("a", 12))))
+    shutil.rmtree(tmp / "out")
+    # a panic is an error: reported, not counted, exit status non-zero
+    p, rows = run(tmp, CFG.format(res=1, confirm=0), env={"FAKE_ERROR": "14,13,15,16,12"})
+    r = rows.get(("a", 12), {})
+    check("panic = ERROR, not a result", r.get("status") == "error" and r.get("minheap_mib") == ""
+          and p.returncode != 0 and "ERROR" in (tmp / "out" / "README.md").read_text(), str(r))
+    shutil.rmtree(tmp / "out")
+    # confirmation: probes the minimum twice more
+    p, rows = run(tmp, CFG.format(res=1, confirm=2))
+    conf = [x for x in csv.DictReader(open(tmp / "out" / "probes.csv")) if x["purpose"] == "confirm"]
+    check("--confirm 2 re-runs each minimum twice", len(conf) == 6 and
+          [rows[("a", t)]["minheap_mib"] for t in (1, 12, 24)] == ["9", "14", "20"], f"{len(conf)}")
+print(f"{passed} passed, {failed} failed")
+sys.exit(1 if failed else 0)

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# The experiments at CI size (< ~10 min on 2 cores):
+#  1. the search rules of experiments/exp.py against a fake synthvm (fast, no MMTk);
+#  2. minheap at threads 1 and 12, lusearch --size small, stock MarkSweep vs shardsweep 64 KiB
+#     page accounting (experiments/configs/minheap-ci.yaml), and the relation that must hold:
+#     shardsweep's slope (MiB/thread) below stock's; a rerun must reuse every probe.
+# Builds only stock and ss64k, in the target dirs scripts/test-policy.sh uses (.build/target-stock,
+# .build/target-ss64), so CI does not build them twice.
+#   scripts/test-experiments.sh [--no-build]
+set -uo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+BUILD=1
+[ "${1:-}" = --no-build ] && BUILD=0
+python3 -c 'import yaml, matplotlib' 2>/dev/null || scripts/setup.sh
+pass=0; fail=0
+ok()  { pass=$((pass + 1)); echo "ok   $*"; }
+bad() { fail=$((fail + 1)); echo "FAIL $*"; }
+
+echo "== search rules (fake synthvm)"
+out=$(python3 experiments/tests/test_exp.py 2>&1); rc=$?
+echo "$out" | grep -E '^(ok|FAIL)' | sed 's/^/   /'
+p=$(tail -1 <<<"$out" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p')
+pass=$((pass + ${p%% *})); fail=$((fail + ${p##* }))
+[ -z "$p" ] && bad "test_exp.py did not report (rc=$rc)"
+
+if [ $BUILD = 1 ]; then
+    echo "== build stock, ss64k"
+    scripts/build-variants.sh stock ss64k >/dev/null 2>.build/test-experiments-build.log \
+        || { tail -20 .build/test-experiments-build.log; bad "build-variants stock ss64k"; echo "$pass passed, $fail failed"; exit 1; }
+fi
+
+echo "== minheap, CI size"
+OUT=experiments/results/minheap-ci/tmp   # git-ignored
+rm -rf "$OUT"
+res=$(python3 experiments/exp.py minheap experiments/configs/minheap-ci.yaml --out "$OUT" \
+      --command "scripts/test-experiments.sh" 2>&1); rc=$?
+grep -v '^  \[' <<<"$res"
+[ $rc = 0 ] && ok "every point measured (no ERROR)" || bad "minheap-ci search (rc=$rc)"
+slopes=$(python3 - "$OUT/minheap.csv" <<'PY'
+import csv, sys
+sys.path.insert(0, "experiments")
+from exp import linfit
+pts = {}
+for r in csv.DictReader(open(sys.argv[1])):
+    if r["status"] == "ok":
+        pts.setdefault(r["build"], []).append((int(r["threads"]), float(r["minheap_mib"])))
+f = {b: linfit(*zip(*p)) for b, p in pts.items() if len(p) >= 2}
+print(f["stock-ms"][0] if "stock-ms" in f else "nan", f["ss64k-page"][0] if "ss64k-page" in f else "nan")
+PY
+)
+read -r s_stock s_ss <<<"$slopes"
+if python3 -c "import sys; a,b=float('$s_ss'),float('$s_stock'); sys.exit(0 if a < b else 1)" 2>/dev/null; then
+    ok "slope(shardsweep 64K page) = $s_ss < slope(stock MarkSweep) = $s_stock MiB/thread"
+else
+    bad "slope(shardsweep 64K page) = $s_ss is NOT below slope(stock MarkSweep) = $s_stock MiB/thread"
+fi
+before=$(wc -l <"$OUT/probes.csv")
+python3 experiments/exp.py minheap experiments/configs/minheap-ci.yaml --out "$OUT" --quiet >/dev/null 2>&1
+after=$(wc -l <"$OUT/probes.csv")
+[ "$before" = "$after" ] && ok "rerun reuses all $((before - 1)) probes" || bad "rerun ran $((after - before)) new probes"
+for f in README.md minheap.csv minheap.png; do
+    [ -s "$OUT/$f" ] && ok "$OUT/$f written" || bad "$OUT/$f missing"
+done
+echo "$pass passed, $fail failed"
+[ $fail = 0 ]
