@@ -5,6 +5,7 @@
 
 use super::global::ShardSweepSpace;
 use super::glue::{self, Failure};
+use super::settings::SweepMode;
 use super::sweep;
 use crate::policy::space::Space;
 use crate::util::alloc::allocator::{self, AllocatorContext};
@@ -43,6 +44,7 @@ impl<VM: VMBinding> ShardSweepAllocator<VM> {
         #[allow(clippy::let_unit_value)]
         let () = Self::SAME_SIZE_AS_STOCK;
         let heap = Box::into_raw(Heap::new_boxed(space.shared()));
+        space.register_heap(heap);
         ShardSweepAllocator { tls, space, context, heap, _reserved: [0; 3] }
     }
 
@@ -66,15 +68,25 @@ impl<VM: VMBinding> ShardSweepAllocator<VM> {
         }
     }
 
-    /// Mutator prepare hook (nothing to do: marks are cleared by the previous sweep).
+    /// Mutator prepare hook (nothing to do: marks are cleared by the previous sweep; a lazy
+    /// sweep is finished by the space's prepare packets, which run even when the plan skips
+    /// this hook).
     pub(crate) fn prepare(&mut self) {}
 
-    /// Mutator release hook, on a GC worker: sweep this mutator's blocks.
+    /// Mutator release hook, on a GC worker: sweep this mutator's blocks (eager), or sweep its
+    /// idle size classes and leave the rest to the mutator's slow path (lazy).
     pub(crate) fn release(&mut self) {
         if self.heap.is_null() {
             return;
         }
-        self.heap().sweep(&mut |cell| sweep::is_live::<VM>(cell));
+        match self.space.settings().sweep {
+            SweepMode::Eager => {
+                self.heap().sweep(&mut |cell| sweep::is_live::<VM>(cell));
+            }
+            SweepMode::Lazy => {
+                self.heap().defer_sweep(sweep::is_live::<VM>);
+            }
+        }
     }
 }
 
@@ -152,7 +164,10 @@ impl<VM: VMBinding> Allocator<VM> for ShardSweepAllocator<VM> {
         }
         // SAFETY: created by `Box::into_raw` in `new`; nulled so it is dropped once.
         let mut heap = unsafe { Box::from_raw(self.heap) };
+        self.space.unregister_heap(self.heap);
         self.heap = std::ptr::null_mut();
+        // Finishes a pending lazy sweep (with the previous GC's marks, still valid: nothing was
+        // allocated in unswept blocks), then abandons.
         heap.abandon_all();
         drop(heap);
     }

@@ -8,12 +8,13 @@
 
 use super::region::Block;
 use super::settings::SpaceSettings;
-use super::sweep;
+use super::settings::SweepMode;
+use super::work;
 use crate::plan::{ObjectQueue, VectorObjectQueue};
 use crate::policy::gc_work::{PolicyTraceObject, TraceKind};
 use crate::policy::sft::{GCWorkerMutRef, SFT};
 use crate::policy::space::{CommonSpace, PlanCreateSpaceArgs, Space};
-use crate::scheduler::{GCWorkScheduler, GCWorker};
+use crate::scheduler::{GCWork, GCWorkScheduler, GCWorker, WorkBucketStage};
 use crate::util::copy::CopySemantics;
 use crate::util::heap::chunk_map::ChunkMap;
 use crate::util::heap::{BlockPageResource, PageResource};
@@ -23,7 +24,7 @@ use crate::util::metadata::{self, MetadataSpec};
 use crate::util::object_enum::{self, ObjectEnumerator};
 use crate::util::{Address, ObjectReference};
 use crate::vm::{ObjectModel, Scanning, VMBinding};
-use shardsweep::{Madvise, Settings, Shared};
+use shardsweep::{Heap, Madvise, Settings, Shared};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -33,7 +34,6 @@ pub struct ShardSweepSpace<VM: VMBinding> {
     pub(super) pr: BlockPageResource<VM, Block>,
     /// Chunks that hold (or held) blocks, for object enumeration.
     pub(super) chunk_map: ChunkMap,
-    #[allow(dead_code)]
     scheduler: Arc<GCWorkScheduler<VM>>,
     pub(super) settings: SpaceSettings,
     /// The core instance, created when the space has its final (`'static`) address.
@@ -44,6 +44,10 @@ pub struct ShardSweepSpace<VM: VMBinding> {
     pub(super) xin_gc: AtomicBool,
     /// Blocks given back outside a GC (the page resource takes blocks back on GC workers only).
     pub(super) spare: Mutex<Vec<Address>>,
+    /// Every mutator's core heap (`*mut Heap` as `usize`), for lazy-sweep packets and checks.
+    pub(super) heaps: Mutex<Vec<usize>>,
+    /// GCs seen by the end-of-GC checks.
+    pub(super) gcs: AtomicUsize,
 }
 
 // SAFETY: the space's shared state is atomics, mutexes, the page resource (itself thread-safe)
@@ -191,6 +195,8 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
             xcharged: AtomicUsize::new(0),
             xin_gc: AtomicBool::new(false),
             spare: Mutex::new(Vec::new()),
+            heaps: Mutex::new(Vec::new()),
+            gcs: AtomicUsize::new(0),
         }
     }
 
@@ -199,9 +205,36 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
     pub fn shared(&'static self) -> &'static Shared {
         self.shared.get_or_init(|| {
             let os: &'static Madvise = Box::leak(Box::new(Madvise { advice: self.settings.advice }));
-            let settings = Settings { accounting: self.settings.accounting, zero_cells: true, abandon_idle_bins: true };
+            let settings = Settings {
+                accounting: self.settings.accounting,
+                zero_cells: true,
+                abandon_idle_bins: self.settings.abandon_idle,
+            };
             Shared::new(self, self, os, settings).leak()
         })
+    }
+
+    /// The core instance, if a mutator has created it.
+    pub(super) fn shared_if_created(&self) -> Option<&'static Shared> {
+        self.shared.get().copied()
+    }
+
+    /// The GC work scheduler (for the space's packets).
+    pub(super) fn scheduler(&self) -> &GCWorkScheduler<VM> {
+        &self.scheduler
+    }
+
+    /// Records a mutator's heap (allocator creation).
+    pub(super) fn register_heap(&self, heap: *mut Heap) {
+        self.heaps.lock().unwrap().push(heap as usize);
+    }
+
+    /// Forgets a mutator's heap (mutator destruction, before the heap is dropped).
+    pub(super) fn unregister_heap(&self, heap: *mut Heap) {
+        let mut heaps = self.heaps.lock().unwrap();
+        if let Some(i) = heaps.iter().position(|&h| h == heap as usize) {
+            heaps.swap_remove(i);
+        }
     }
 
     /// Pages the core holds (charged to the GC trigger).
@@ -258,18 +291,36 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
         for a in spare {
             self.pr.release_block(Block::from_aligned_address(a));
         }
+        // Lazy sweeping: every block must be swept before marking (the sweep reads and clears
+        // the previous GC's marks). One packet per heap with unswept blocks; the prepare bucket
+        // closes before any tracing starts. (Not the mutator prepare hook: the plan skips it
+        // under `eager_sweeping`.)
+        if self.settings.sweep == SweepMode::Lazy {
+            let packets: Vec<Box<dyn GCWork<VM>>> = self
+                .heaps
+                .lock()
+                .unwrap()
+                .iter()
+                // SAFETY: registered heaps are alive; mutators are stopped.
+                .filter(|&&h| unsafe { (*(h as *const Heap)).has_unswept() })
+                .map(|&h| Box::new(work::FinishLazySweep::<VM>::new(h as *mut Heap)) as Box<dyn GCWork<VM>>)
+                .collect();
+            self.scheduler.work_buckets[WorkBucketStage::Prepare].bulk_add(packets);
+        }
     }
 
-    /// Sweeps the abandoned blocks. Runs in the plan's `Release` packet, which creates the
-    /// `ReleaseMutator` packets only after it returns: mutators' sweeps (which abandon idle
-    /// bins' blocks onto the same stacks) cannot interleave, so no block is swept twice (a
-    /// second sweep would see the marks the first one cleared, and free live objects).
+    /// Queues the sweep of the abandoned blocks in parallel packets. Runs in the plan's
+    /// `Release` packet, which creates the `ReleaseMutator` packets only after it returns: the
+    /// stacks are detached here, so blocks that mutators' sweeps abandon later (already swept)
+    /// are in no batch, and no block is swept twice (a second sweep would see the marks the
+    /// first one cleared, and free live objects).
     pub fn release(&mut self) {
         let Some(shared) = self.shared.get().copied() else { return };
-        shared.sweep_abandoned(1..shardsweep::BIN_COUNT, &mut |cell| sweep::is_live::<VM>(cell));
+        work::queue_abandoned_sweeps(self, shared);
     }
 
     pub fn end_of_gc(&mut self) {
+        self.check_after_gc();
         self.pr.flush_all();
         // Relaxed: see `prepare`.
         self.xin_gc.store(false, Ordering::Relaxed);

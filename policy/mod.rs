@@ -9,25 +9,30 @@
 //! * [`allocator`] — the per-mutator allocator that owns a boxed core `Heap`;
 //! * [`sweep`] — the mark-bit oracle handed to the core's sweep;
 //! * [`region`] — the block as an MMTk `Region` (for the block page resource);
-//! * [`settings`] — runtime settings read from the environment at space creation.
+//! * [`settings`] — runtime settings read from the environment at space creation;
+//! * `work` — GC work packets: abandoned blocks swept in parallel, lazy sweeps finished;
+//! * `check` — end-of-GC self-checks (accounting, post-GC footprint), enabled by settings.
 //!
 //! Ownership per GC phase:
 //!
 //! | Phase          | A mutator's heap (its blocks)          | Abandoned stacks (core)             | Page resource / spare blocks |
 //! |----------------|----------------------------------------|-------------------------------------|------------------------------|
 //! | Allocation     | owner allocates, charges pages         | heaps adopt blocks lock-free        | `acquire_block` (no GC poll) |
-//! | GC - Prepare   | -                                      | -                                   | spare blocks → page resource |
+//! | GC - Prepare   | lazy: `FinishLazySweep` packet per heap | -                                  | spare blocks → page resource |
 //! | GC - Trace     | trace_object sets mark bits            | trace_object sets mark bits         | -                            |
-//! | GC - Release   | plan `Release` packet: -               | swept by the space (before mutators)| -                            |
-//! |                | `ReleaseMutator`: `Heap::sweep` on a GC worker; idle bins abandoned | receive idle bins | empty blocks returned  |
-//! | GC - End       | -                                      | -                                   | `flush_all`                  |
+//! | GC - Release   | plan `Release` packet: -               | detached; `SweepAbandoned` packets  | -                            |
+//! |                | `ReleaseMutator`: `Heap::sweep` (lazy: `defer_sweep`); idle bins abandoned | receive idle bins | empty blocks returned |
+//! | Mutator (lazy) | slow path sweeps a bin's unswept blocks before use | -                    | empty blocks → spare list    |
+//! | GC - End       | checks (settings)                      | checks (settings)                   | `flush_all`                  |
 
 pub mod allocator;
+mod check;
 pub mod global;
 mod glue;
 pub mod region;
 pub mod settings;
 mod sweep;
+mod work;
 
 pub use allocator::ShardSweepAllocator;
 pub use global::ShardSweepSpace;

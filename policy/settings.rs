@@ -1,11 +1,14 @@
 //! Runtime settings of the space, read once from the environment when the space is created.
 //! An invalid value panics with a message that names the valid values.
 //!
-//! | Variable                | Values                     | Default    |
-//! |-------------------------|----------------------------|------------|
-//! | `SHARDSWEEP_ACCOUNTING` | `page`, `block`            | `page`     |
-//! | `SHARDSWEEP_SWEEP`      | `eager` (`lazy`: not yet)  | `eager`    |
-//! | `SHARDSWEEP_ADVICE`     | `dontneed`, `free`, `keep` | `dontneed` |
+//! | Variable                       | Values                     | Default    |
+//! |--------------------------------|----------------------------|------------|
+//! | `SHARDSWEEP_ACCOUNTING`        | `page`, `block`            | `page`     |
+//! | `SHARDSWEEP_SWEEP`             | `eager`, `lazy`            | `eager`    |
+//! | `SHARDSWEEP_ADVICE`            | `dontneed`, `free`, `keep` | `dontneed` |
+//! | `SHARDSWEEP_ABANDON_IDLE`      | `1`, `0`                   | `1`        |
+//! | `SHARDSWEEP_CHECK_ACCOUNTING`  | `0`, `1`                   | `1` in debug builds, else `0` |
+//! | `SHARDSWEEP_CHECK_RECLAIM`     | `0`, `1`                   | `0`        |
 //!
 //! The block size is a build-time setting of the core (`SHARDSWEEP_BLOCK_KIB`).
 
@@ -16,7 +19,8 @@ use shardsweep::{Accounting, Advice};
 pub enum SweepMode {
     /// GC workers sweep every heap in the release phase, in parallel (one packet per mutator).
     Eager,
-    /// The owner sweeps its blocks when it next needs them (not implemented yet).
+    /// The owner sweeps a size class's blocks in its slow path before it next uses them; what is
+    /// left is swept by GC workers in the next GC's prepare phase, before marking.
     Lazy,
 }
 
@@ -31,6 +35,14 @@ impl SweepMode {
     }
 }
 
+fn parse_bool(s: &str) -> Result<bool, String> {
+    match s.trim().to_ascii_lowercase().as_str() {
+        "1" | "true" | "yes" | "on" => Ok(true),
+        "0" | "false" | "no" | "off" => Ok(false),
+        other => Err(format!("invalid value {other:?}: valid values are 0, 1")),
+    }
+}
+
 /// The space's settings.
 #[derive(Clone, Copy, Debug)]
 pub struct SpaceSettings {
@@ -40,6 +52,15 @@ pub struct SpaceSettings {
     pub sweep: SweepMode,
     /// How pages with no allocated cell are given back to the OS.
     pub advice: Advice,
+    /// At a sweep, abandon the partly used blocks of size classes the mutator did not use since
+    /// the previous GC, so other threads adopt them (no stranding).
+    pub abandon_idle: bool,
+    /// At the end of every GC, check that the space's used pages are the core's charged pages
+    /// plus side metadata, and that the charge is the sum over every block (walked).
+    pub check_accounting: bool,
+    /// At the end of every GC, check that each swept block is charged exactly for its header
+    /// and the pages of its live cells, and report the post-GC footprint against live data.
+    pub check_reclaim: bool,
 }
 
 fn read<T>(var: &str, default: T, parse: fn(&str) -> Result<T, String>) -> T {
@@ -56,9 +77,14 @@ impl SpaceSettings {
             accounting: read("SHARDSWEEP_ACCOUNTING", Accounting::Page, Accounting::parse),
             sweep: read("SHARDSWEEP_SWEEP", SweepMode::Eager, SweepMode::parse),
             advice: read("SHARDSWEEP_ADVICE", Advice::DontNeed, Advice::parse),
+            abandon_idle: read("SHARDSWEEP_ABANDON_IDLE", true, parse_bool),
+            check_accounting: read("SHARDSWEEP_CHECK_ACCOUNTING", cfg!(debug_assertions), parse_bool),
+            check_reclaim: read("SHARDSWEEP_CHECK_RECLAIM", false, parse_bool),
         };
-        if s.sweep == SweepMode::Lazy {
-            panic!("SHARDSWEEP_SWEEP=lazy is not implemented yet in the shardsweep space; valid values today: eager");
+        // As mmtk's own `vo_bit = ["eager_sweeping"]`: a lazy sweep would leave dead objects'
+        // VO bits set until their owner sweeps them.
+        if s.sweep == SweepMode::Lazy && cfg!(feature = "vo_bit") {
+            panic!("SHARDSWEEP_SWEEP=lazy is incompatible with the mmtk feature vo_bit (VO bits must be exact after a GC); valid values with vo_bit: eager");
         }
         s
     }

@@ -1,0 +1,183 @@
+//! Self-checks at the end of every GC (stop-the-world), enabled by settings:
+//!
+//! * `SHARDSWEEP_CHECK_ACCOUNTING=1` (default in debug builds): the space's used pages
+//!   (`reserved_pages`, its contribution to MMTk's used pages) are the core's charged pages plus
+//!   their side metadata; the charge equals the sum of `charged().count()` over every block of
+//!   every heap and of the abandoned stacks (walked); those blocks are exactly the live block
+//!   headers found in the space's chunks (none leaked, none lost) and exactly the blocks the page
+//!   resource has committed (plus spares); under block accounting every block is charged whole.
+//! * `SHARDSWEEP_CHECK_RECLAIM=1`: after the sweep (skipping blocks a lazy sweep has not reached)
+//!   every block is charged exactly for its header page and the pages its live cells' pages
+//!   spill over (`charged == charged_for(pages where a live cell starts)`), hence
+//!   `charged(b) ≤ 1 + |S(b)|·(1 + ⌈(cell−1)/4 KiB⌉)` with `S(b)` the pages where a live cell of
+//!   `b` starts (≤ 2 pages per such page for cells ≤ 4 KiB). It also reports the footprint
+//!   against the live data: `bound_live = Σ_(owner,bin) ⌈live bytes/4 KiB⌉ + #(owner,bin) +
+//!   #blocks` (one page per live (thread, size class) plus the header pages), where the owner of
+//!   an abandoned block is "abandoned".
+//!
+//! Each check prints one line to stderr per GC (`shardsweep-check ...`), and panics with the
+//! reason on failure.
+
+use super::global::ShardSweepSpace;
+use super::region::Block;
+use super::settings::SweepMode;
+use crate::util::heap::PageResource;
+use crate::util::linear_scan::Region;
+use crate::util::object_enum::BlockMayHaveObjects;
+use crate::policy::space::Space;
+use crate::vm::VMBinding;
+use shardsweep::{Accounting, Heap, PAGE_BYTES};
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::Ordering;
+
+impl<VM: VMBinding> ShardSweepSpace<VM> {
+    /// Runs the enabled checks (end of GC, mutators stopped).
+    pub(super) fn check_after_gc(&self) {
+        let s = self.settings();
+        if !(s.check_accounting || s.check_reclaim) {
+            return;
+        }
+        let gc = self.gcs.fetch_add(1, Ordering::Relaxed) + 1;
+        if s.check_accounting {
+            match self.check_accounting() {
+                Ok(line) => eprintln!("shardsweep-check accounting gc={gc} ok {line}"),
+                Err(e) => panic!("shardsweep-check accounting gc={gc} FAILED: {e}"),
+            }
+        }
+        if s.check_reclaim {
+            match self.check_reclaim() {
+                Ok(line) => eprintln!("shardsweep-check reclaim gc={gc} ok {line}"),
+                Err(e) => panic!("shardsweep-check reclaim gc={gc} FAILED: {e}"),
+            }
+        }
+    }
+
+    /// Every block: (owner heap or 0 for abandoned, block, whether a lazy sweep has not reached it).
+    fn walk_blocks(&self) -> Vec<(usize, *mut shardsweep::Block, bool)> {
+        let mut v = Vec::new();
+        let Some(shared) = self.shared_if_created() else { return v };
+        for &h in self.heaps.lock().unwrap().iter() {
+            // SAFETY: registered heaps are alive; mutators are stopped.
+            let heap = unsafe { &*(h as *const Heap) };
+            let unswept: HashSet<usize> = heap.unswept_block_list().into_iter().map(|b| b as usize).collect();
+            for b in heap.blocks() {
+                v.push((h, b, unswept.contains(&(b as usize))));
+            }
+        }
+        shared.for_each_abandoned(&mut |b| v.push((0, b as *const _ as *mut _, false)));
+        v
+    }
+
+    fn check_accounting(&self) -> Result<String, String> {
+        let blocks = self.walk_blocks();
+        let mut errs = Vec::new();
+        let sum: usize = blocks.iter().map(|&(_, b, _)| unsafe { (*b).charged().count() }).sum();
+        let charged = self.charged_pages();
+        if sum != charged {
+            errs.push(format!("budget charged {charged} pages but the blocks hold {sum}"));
+        }
+        let meta = self.estimate_side_meta_pages(charged);
+        let used = self.reserved_pages();
+        if used != charged + meta {
+            errs.push(format!("space used pages {used} != charged {charged} + side metadata {meta}"));
+        }
+        let distinct: HashSet<usize> = blocks.iter().map(|&(_, b, _)| b as usize).collect();
+        if distinct.len() != blocks.len() {
+            errs.push(format!("{} blocks listed twice", blocks.len() - distinct.len()));
+        }
+        let mut headers = 0;
+        for chunk in self.chunk_map.all_chunks() {
+            if self.chunk_map.get(chunk) != crate::util::heap::chunk_map::ChunkState::Allocated {
+                continue;
+            }
+            for block in chunk.iter_region::<Block>() {
+                if block.may_have_objects() {
+                    headers += 1;
+                    if !distinct.contains(&block.start().as_usize()) {
+                        errs.push(format!("block {} has a live header but no heap or stack holds it", block.start()));
+                    }
+                }
+            }
+        }
+        if headers != blocks.len() {
+            errs.push(format!("{headers} live block headers in the chunks, {} blocks walked", blocks.len()));
+        }
+        let spare = self.spare.lock().unwrap().len();
+        let committed = self.pr.committed_pages();
+        if committed != (blocks.len() + spare) * Block::PAGES {
+            errs.push(format!(
+                "page resource committed {committed} pages, expected ({} blocks + {spare} spares) x {}",
+                blocks.len(),
+                Block::PAGES
+            ));
+        }
+        if self.settings().accounting == Accounting::Block && charged != blocks.len() * Block::PAGES {
+            errs.push(format!("block accounting: {charged} pages charged for {} whole blocks", blocks.len()));
+        }
+        if errs.is_empty() {
+            Ok(format!(
+                "used_pages={used} charged={charged} meta={meta} blocks={} committed_blocks={} spare={spare}",
+                blocks.len(),
+                committed / Block::PAGES
+            ))
+        } else {
+            Err(errs.join("; "))
+        }
+    }
+
+    fn check_reclaim(&self) -> Result<String, String> {
+        let blocks = self.walk_blocks();
+        let page = self.settings().accounting == Accounting::Page;
+        let mut errs = Vec::new();
+        let (mut checked, mut skipped, mut charged_total, mut live_cells, mut live_bytes) = (0, 0, 0, 0, 0);
+        let mut pairs: HashMap<(usize, usize), (usize, usize)> = HashMap::new(); // (owner, bin) -> (live bytes, blocks)
+        for &(owner, b, unswept) in blocks.iter() {
+            // SAFETY: live blocks, mutators stopped.
+            let b = unsafe { &*b };
+            if unswept {
+                skipped += 1;
+                continue;
+            }
+            checked += 1;
+            let cs = b.cell_size();
+            let charged = b.charged();
+            charged_total += charged.count();
+            live_cells += b.used();
+            live_bytes += b.used() * cs;
+            let e = pairs.entry((owner, b.bin())).or_default();
+            e.0 += b.used() * cs;
+            e.1 += 1;
+            if page {
+                let starts = b.allocated_start_pages();
+                let expect = b.charged_for(starts);
+                let bound = 1 + starts.count() * (1 + (cs - 1).div_ceil(PAGE_BYTES));
+                if charged != expect || charged.count() > bound {
+                    errs.push(format!(
+                        "block {:p} (cell {cs} B, {} live): charged pages {:#x}, expected {:#x} (bound {bound})",
+                        b as *const _,
+                        b.used(),
+                        charged.0,
+                        expect.0
+                    ));
+                }
+            }
+        }
+        errs.truncate(5);
+        let live_pairs = pairs.values().filter(|(bytes, _)| *bytes > 0).count();
+        let data_pages: usize = pairs.values().map(|(bytes, _)| bytes.div_ceil(PAGE_BYTES)).sum();
+        let bound_live = data_pages + live_pairs + checked;
+        let line = format!(
+            "mode={} sweep={} blocks={checked} unswept={skipped} charged={charged_total} live_cells={live_cells} live_bytes={live_bytes} \
+             live_pairs={live_pairs} data_pages={data_pages} bound_live={bound_live} block_pages={} space_used_pages={}",
+            if page { "page" } else { "block" },
+            if self.settings().sweep == SweepMode::Lazy { "lazy" } else { "eager" },
+            checked * Block::PAGES,
+            self.reserved_pages()
+        );
+        if errs.is_empty() {
+            Ok(line)
+        } else {
+            Err(format!("{}; {line}", errs.join("; ")))
+        }
+    }
+}
