@@ -8,6 +8,6 @@ fn pageprotect_light() {
     common::matrix(
         &["--workload-file", concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/pageprotect.wl"), "custom"],
         "PageProtect",
-        64,
+        32,
     );
 }

@@ -17,7 +17,7 @@ use mmtk::util::ObjectReference;
 
 use super::{new_string, share, string_sum, Params, Size, Workload};
 use crate::object::{self, Kind};
-use crate::rng::{Rng, Weighted};
+use crate::rng::Rng;
 use crate::runtime::{alloc_global_root, GlobalRoot, Mu};
 
 const SEGMENT: usize = 1024;
@@ -419,7 +419,12 @@ impl Lusearch {
         mu.write_ref(mu.get(d + 1), 2, Some(mu.get(d)));
 
         // 2. BooleanQuery with an ArrayList of clauses.
-        let nterms = Weighted::new(&[(30, 1usize), (35, 2), (25, 3), (10, 4)]).sample(&mut r);
+        let nterms = match r.below(100) {
+            0..=29 => 1,
+            30..=64 => 2,
+            65..=89 => 3,
+            _ => 4,
+        };
         let bq = mu.alloc(Kind::Plain, 1, 8, r.next_u64());
         mu.push(bq); // d+2
         let clauses = mu.alloc(Kind::RefArray, 10, 0, r.next_u64());
