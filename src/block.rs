@@ -163,16 +163,26 @@ impl Block {
     }
 
     /// Start address of the block.
+    ///
+    /// Provenance: addresses inside a block are computed from the block's address, as mimalloc
+    /// does, not derived from `&self` (which covers only the header). [`Block::init`] exposes the
+    /// whole block's provenance, so an address-to-pointer cast is valid for any byte of it.
     #[inline]
     pub fn start(&self) -> *mut u8 {
-        self as *const Block as *mut u8
+        self.at(0)
     }
 
-    /// Address of cell `i`.
+    /// The pointer `off` bytes into the block (`off < BLOCK_BYTES`).
+    #[inline(always)]
+    fn at(&self, off: usize) -> *mut u8 {
+        debug_assert!(off < BLOCK_BYTES);
+        (self as *const Block as usize + off) as *mut u8
+    }
+
+    /// Address of cell `i` (`i < reserved`).
     #[inline]
     pub fn cell(&self, i: usize) -> *mut u8 {
-        // SAFETY: callers keep `i < reserved`, so the result is inside the block.
-        unsafe { self.start().add(HEADER_BYTES + i * self.cell_size as usize) }
+        self.at(HEADER_BYTES + i * self.cell_size as usize)
     }
 
     /// Index of the cell starting at `p`, or `None` if `p` is not a cell start of this block.
@@ -272,7 +282,10 @@ impl Block {
         accounting: Accounting,
         budget: &dyn PageBudget,
     ) -> *mut Block {
-        debug_assert_eq!(start as usize & BLOCK_MASK, 0);
+        // Exposes the whole block's provenance (an `as usize` cast does), so that addresses
+        // computed inside the block can be turned back into pointers (see `start`).
+        let base = start as usize;
+        debug_assert_eq!(base & BLOCK_MASK, 0);
         let charged = match accounting {
             Accounting::Page => PageMask::page(0),
             Accounting::Block => PageMask::ALL,
@@ -529,12 +542,7 @@ impl Block {
         for (first, n) in pages.runs() {
             // SAFETY: the pages hold no live cell and no listed cell (their cells are not on the
             // rebuilt lists); page 0 is never given back while the header is live.
-            unsafe {
-                os.release_pages(
-                    self.start().add(first << LOG_PAGE_BYTES),
-                    n << LOG_PAGE_BYTES,
-                )
-            };
+            unsafe { os.release_pages(self.at(first << LOG_PAGE_BYTES), n << LOG_PAGE_BYTES) };
         }
         budget.uncharge(pages.count());
         self.charged = self.charged.minus(pages);
@@ -543,17 +551,25 @@ impl Block {
         }
     }
 
-    /// Gives back every charged page of an empty block and marks it released; the caller then
-    /// returns it to its source.
-    pub fn retire(&mut self, budget: &dyn PageBudget, os: &dyn OsMemory) {
-        debug_assert_eq!(self.used, 0, "retiring a block with allocated cells");
-        let charged = self.charged;
-        self.state = BlockState::Released;
-        self.magic = 0;
-        // SAFETY: the block is empty; the header is dead from here on.
-        unsafe { os.release_pages(self.start(), BLOCK_BYTES) };
+    /// Gives back every page of an empty block and uncharges what it held; the caller then
+    /// returns it to its source. Takes the raw pointer: the OS may wipe the header, so no
+    /// reference to it may be live across the release.
+    ///
+    /// # Safety
+    /// `block` is an empty block owned by the caller and on no list; its header is dead after.
+    pub unsafe fn retire(block: *mut Block, budget: &dyn PageBudget, os: &dyn OsMemory) {
+        // SAFETY: the caller owns the block; the reference ends before the release below.
+        let charged = unsafe {
+            let b = &mut *block;
+            debug_assert_eq!(b.used, 0, "retiring a block with allocated cells");
+            b.state = BlockState::Released;
+            b.magic = 0;
+            std::mem::replace(&mut b.charged, PageMask::EMPTY)
+        };
+        // SAFETY: the block is empty and unreferenced; the address-derived pointer carries the
+        // block's exposed provenance (see `start`).
+        unsafe { os.release_pages((block as usize) as *mut u8, BLOCK_BYTES) };
         budget.uncharge(charged.count());
-        self.charged = PageMask::EMPTY;
     }
 
     /// Checks the header's invariants (the equations in the module doc). The list walks are

@@ -105,7 +105,7 @@ impl Shared {
     pub(crate) unsafe fn release_block(&self, block: *mut Block) {
         // SAFETY: the caller owns the empty block.
         unsafe {
-            (*block).retire(self.budget, self.os);
+            Block::retire(block, self.budget, self.os);
             self.source
                 .release_block(NonNull::new_unchecked(block as *mut u8));
         }
