@@ -232,3 +232,46 @@ pub fn parse(args: &[String]) -> Result<Parsed, String> {
     };
     Ok(Parsed::Run(o))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(a: &[&str]) -> Vec<String> {
+        a.iter().map(|s| s.to_string()).collect()
+    }
+
+    fn ok(a: &[&str]) -> Options {
+        match parse(&args(a)) {
+            Ok(Parsed::Run(o)) => o,
+            Ok(Parsed::Help) => panic!("help"),
+            Err(e) => panic!("{}", e),
+        }
+    }
+
+    #[test]
+    fn heap_forms() {
+        assert_eq!(ok(&["--heap", "64", "lusearch"]).heap_bytes, Some(64 << 20));
+        assert_eq!(ok(&["--heap=1536K", "lusearch"]).heap_bytes, Some(1536 << 10));
+        assert_eq!(ok(&["-Xmx64m", "lusearch"]).heap_bytes, Some(64 << 20));
+        assert_eq!(ok(&["-Xmx64M", "lusearch"]).heap_bytes, Some(64 << 20));
+        assert_eq!(ok(&["-Xmx2g", "lusearch"]).heap_bytes, Some(2 << 30));
+        assert!(parse(&args(&["-Xmx64", "lusearch"])).is_err());
+        assert!(parse(&args(&["--heap", "0", "lusearch"])).is_err());
+    }
+
+    #[test]
+    fn plans_and_workloads() {
+        for (n, p) in PLANS {
+            assert_eq!(ok(&["--plan", n, "gcbench"]).plan, p);
+            assert_eq!(ok(&["--plan", &n.to_lowercase(), "gcbench"]).plan, p);
+            assert_eq!(plan_name(p), n);
+        }
+        assert!(parse(&args(&["--plan", "G1", "gcbench"])).is_err());
+        assert!(parse(&args(&["dacapo"])).is_err());
+        let o = ok(&["-t", "48", "-n", "3", "--seed", "9", "--size", "large", "--verify", "fragger"]);
+        assert_eq!((o.threads, o.iterations, o.seed, o.size, o.verify), (Some(48), 3, 9, Size::Large, true));
+        let o = ok(&["x/y.wl"]);
+        assert_eq!((o.workload.as_str(), o.workload_file.as_deref()), ("custom", Some("x/y.wl")));
+    }
+}

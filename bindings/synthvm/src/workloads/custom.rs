@@ -264,3 +264,28 @@ impl Custom {
         &self.spec.name
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Spec;
+
+    #[test]
+    fn parses_the_example() {
+        let s = Spec::parse(include_str!("../../workloads/example.wl")).unwrap();
+        assert_eq!(s.name, "example-mixed");
+        assert_eq!(s.work, 5_000_000);
+        assert_eq!(s.threads, Some(4));
+        assert_eq!(s.sizes[0], (30, 16));
+    }
+
+    #[test]
+    fn rejects_bad_files() {
+        assert!(Spec::parse("work = 5").is_err()); // no sizes
+        assert!(Spec::parse("sizes = 16:1\nbogus = 1").is_err());
+        assert!(Spec::parse("sizes = 8:1").is_err()); // smaller than a header
+        assert!(Spec::parse("sizes = 16").is_err());
+        assert!(Spec::parse("sizes = 16:1\nrefs_percent = 101").is_err());
+        assert!(Spec::parse("sizes = 16:1\nsizes = 24:1").is_err());
+        assert!(Spec::parse("sizes = 16:1, 24:3 # comment\nlifetimes = 0:1 10:1").is_ok());
+    }
+}

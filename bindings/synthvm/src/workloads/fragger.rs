@@ -57,11 +57,11 @@ impl Workload for Fragger {
         let mut r = Rng::derive(self.p.seed, 0xF4A6 + iter as u64, tid as u64);
         let ring = mu.alloc(Kind::RefArray, slots, 0, r.next_u64());
         let ring_root = mu.push(ring);
-        let tmp = mu.push_opt(None);
         let mut expect: Vec<u64> = vec![0; slots];
         for (k, round) in share(self.rounds, self.p.threads, tid).enumerate() {
             let mut r = Rng::derive(self.p.seed, 0xF4A6_0000 + iter as u64, round);
             let base = (k % self.retain) * per_round;
+            let prev_base = ((k + self.retain - 1) % self.retain) * per_round;
             for (c, &size) in self.classes.iter().enumerate() {
                 let n = (self.burst_bytes / size).max(self.keep * 2);
                 // Which burst positions survive.
@@ -73,15 +73,20 @@ impl Workload for Fragger {
                 for i in 0..n {
                     let h = r.next_u64();
                     let o = mu.alloc(Kind::Plain, nrefs, payload, h);
-                    if nrefs == 1 {
-                        // Point at the previous survivor of this class: some inter-block pointers.
-                        let prev = object::load_ref(mu.get(ring_root), base + c * self.keep);
-                        mu.write_ref(o, 0, prev);
-                    }
                     while next < self.keep && picks[next] == i {
                         let slot = base + c * self.keep + next;
-                        mu.set(tmp, Some(o));
-                        mu.write_ref(mu.get(ring_root), slot, Some(o));
+                        let ring = mu.get(ring_root);
+                        if nrefs == 1 {
+                            // Point at the same class's survivor of the previous round (an
+                            // inter-block pointer), and cut that one's own link so survivors
+                            // never form a chain that would keep old rounds alive.
+                            let prev = object::load_ref(ring, prev_base + c * self.keep + next);
+                            mu.write_ref(o, 0, prev);
+                            if let Some(p) = prev {
+                                mu.write_ref(p, 0, None);
+                            }
+                        }
+                        mu.write_ref(ring, slot, Some(o));
                         expect[slot] = h;
                         next += 1;
                     }
