@@ -84,6 +84,25 @@ def binary_of(build):
     return BIN_DIR / f"synthvm-{build['variant']}"
 
 
+_snap = {}
+
+
+def snapshot_of(build):
+    """The binary a study runs: a copy named by its sha256 (.build/bin/by-sha/), taken at first
+    use, so a rebuild of .build/bin/synthvm-<variant> during a long study changes nothing."""
+    b = binary_of(build)
+    if b not in _snap:
+        import shutil
+        d = BIN_DIR / "by-sha"
+        d.mkdir(parents=True, exist_ok=True)
+        dst = d / f"{b.name}-{binary_sha(build)}"
+        if not dst.exists():
+            shutil.copy2(b, str(dst) + ".tmp")
+            os.replace(str(dst) + ".tmp", dst)
+        _snap[b] = dst
+    return _snap[b]
+
+
 _sha_cache = {}
 
 
@@ -163,6 +182,12 @@ class Runner:
         self.reused = 0
         self.exec_seconds = 0.0
 
+    def extra_stores(self):
+        if not hasattr(self, "_extra"):
+            self._extra = [Store(ROOT / p) for p in self.cfg.get("reuse_probes_from", [])
+                           if (ROOT / p).exists() and (ROOT / p).resolve() != self.store.path.resolve()]
+        return self._extra
+
     def env_of(self, build):
         env = {str(k): str(v) for k, v in self.cfg["env"].items()}
         env.update({str(k): str(v) for k, v in build["env"].items()})
@@ -186,10 +211,21 @@ class Runner:
         if old is not None:
             self.reused += 1
             return old
+        for other in self.extra_stores():
+            old = other.get(row)
+            if old is not None:
+                # the same experiment (same binary, settings, heap) done by another study:
+                # copy it into this study's CSV, saying where it came from
+                copy = dict(old)
+                copy.update({k: row[k] for k in ("study", "config")})
+                copy["detail"] = (f"reused from {rel(other.path)}; " + old.get("detail", "")).rstrip("; ")
+                self.store.append(copy)
+                self.reused += 1
+                return self.store.get(row)
         if self.replay:
             raise Missing(row)
         env = self.env_of(build)
-        argv = [str(binary_of(build)), "--plan", build["plan"], "-t", str(threads),
+        argv = [str(snapshot_of(build)), "--plan", build["plan"], "-t", str(threads),
                 "--size", self.cfg["size"], "-n", str(self.cfg["iterations"]),
                 "--seed", str(self.cfg["seed"]), "--heap", heap_arg(heap), self.cfg["workload"]]
         shown = [rel(argv[0])] + argv[1:]
