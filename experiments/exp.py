@@ -193,6 +193,18 @@ class Runner:
         env.update({str(k): str(v) for k, v in build["env"].items()})
         return env
 
+    def sha_of(self, build):
+        """The binary's sha256; when replaying (report), the one this study's CSV used last for
+        the build, so a later rebuild does not hide the results."""
+        if self.replay:
+            if not hasattr(self, "_replay_sha"):
+                self._replay_sha = {}
+                for r in self.store.rows:
+                    self._replay_sha[r["build"]] = r["binary_sha"]
+            if build["name"] in self._replay_sha:
+                return self._replay_sha[build["name"]]
+        return binary_sha(build)
+
     def base_row(self, build, threads, heap, purpose, attempt, factor=""):
         env = self.env_of(build)
         return {
@@ -202,7 +214,7 @@ class Runner:
             "workload": self.cfg["workload"], "size": self.cfg["size"],
             "iterations": str(self.cfg["iterations"]), "seed": str(self.cfg["seed"]),
             "threads": str(threads), "heap_mib": fmt_heap(heap), "heap_factor": str(factor),
-            "purpose": purpose, "attempt": str(attempt), "binary_sha": binary_sha(build),
+            "purpose": purpose, "attempt": str(attempt), "binary_sha": self.sha_of(build),
         }
 
     def run(self, build, threads, heap, purpose="search", attempt=0, factor="", timeout=None):
@@ -513,7 +525,17 @@ def reference_minheaps(cfg, out, log, replay=False):
 
 
 def time_study(cfg, out, replay=False, log=print):
-    refs = reference_minheaps(cfg, out, log, replay=replay)
+    ref_file = out / "reference.tsv"
+    if replay and ref_file.exists():
+        refs = {}
+        for line in ref_file.read_text().splitlines()[1:]:
+            t, m, src = line.split("\t")
+            refs[int(t)] = (float(m), src)
+    else:
+        refs = reference_minheaps(cfg, out, log, replay=replay)
+        if not replay:
+            ref_file.write_text("threads\tminheap_mib\tsource\n" + "".join(
+                f"{t}\t{fmt_heap(m)}\t{src}\n" for t, (m, src) in sorted(refs.items())))
     store = Store(out / "runs.csv")
     builds, factors, inv = cfg["builds"], cfg["factors"], int(cfg["invocations"])
     plan = [(i, t, fac, b) for i in range(inv) for t in cfg["threads"] for fac in factors for b in builds]
@@ -553,19 +575,26 @@ def git_rev():
         return "unknown"
 
 
-def binaries_section(cfg):
-    lines = ["| variant | settings |", "|---|---|"]
-    for v in sorted({b["variant"] for b in cfg["builds"]} | {cfg.get("reference", {}).get("build", {}).get("variant", "stock")}):
-        info = BIN_DIR / f"synthvm-{v}.info"
-        if info.exists():
+def binaries_section(cfg, rows=None):
+    """One line per binary (variant, sha256) the study's CSV used, from its archived .info."""
+    pairs = sorted({(r["variant"], r["binary_sha"]) for r in rows or [] if r.get("binary_sha")})
+    if not pairs:
+        pairs = sorted({(b["variant"], binary_sha(b)) for b in cfg["builds"] if binary_of(b).exists()})
+    lines = ["| variant | sha256 | settings |", "|---|---|---|"]
+    for v, sha in pairs:
+        info = BIN_DIR / "info-archive" / f"synthvm-{v}-{sha}.info"
+        if not info.exists():
+            cur = BIN_DIR / f"synthvm-{v}.info"
+            info = cur if cur.exists() and f"sha256={sha}" in cur.read_text() else None
+        if info:
             kv = dict(l.split("=", 1) for l in info.read_text().splitlines() if "=" in l)
             s = (f"features `{kv.get('features')}`, block {kv.get('block_kib')} KiB, "
                  f"mmtk from `{rel(kv.get('mmtk_source', ''))}`, git {kv.get('git_rev')} "
                  f"(+{kv.get('dirty_files_in_src_policy_synthvm')} uncommitted files in src/policy/synthvm), "
-                 f"sha256 {kv.get('sha256')}, built {kv.get('built')}")
+                 f"built {kv.get('built')}")
         else:
-            s = "(no .info)"
-        lines.append(f"| `{v}` | {s} |")
+            s = "(no .info archived for this sha256)"
+        lines.append(f"| `{v}` | `{sha}` | {s} |")
     return "\n".join(lines)
 
 
@@ -618,7 +647,7 @@ def minheap_report(cfg, out, command, results, runner_stats=None):
             L.append(f"* {bn} t={t}: {r.detail}")
     L.append("\n" + goals_minheap(cfg, results, fits))
     L.append("\n## Binaries\n")
-    L.append(binaries_section(cfg))
+    L.append(binaries_section(cfg, rows))
     L.append("\n## Builds\n")
     L.append("| name | label | variant | plan | env |")
     L.append("|---|---|---|---|---|")
@@ -706,11 +735,12 @@ METRICS = [("last_iteration_ms", "total time (ms)"), ("last_iteration_mutator_ms
 def time_table(cfg, store, refs):
     """{(build, t, factor): {metric: [values], 'outcomes': [...]}}"""
     agg = {}
+    names = {b["name"] for b in cfg["builds"]}
+    last_sha = {r["build"]: r["binary_sha"] for r in store.rows if r["build"] in names}
     for r in store.rows:
         if r["purpose"] != "time":
             continue
-        b = next((b for b in cfg["builds"] if b["name"] == r["build"]), None)
-        if b is None or r["binary_sha"] != binary_sha(b):
+        if r["build"] not in last_sha or r["binary_sha"] != last_sha[r["build"]]:
             continue
         k = (r["build"], int(r["threads"]), r["heap_factor"])
         a = agg.setdefault(k, {"outcomes": []})
@@ -777,7 +807,7 @@ def time_report(cfg, out, command, refs, store):
             L.append("")
     L.append(goals_time(cfg, agg, refs))
     L.append("\n## Binaries\n")
-    L.append(binaries_section(cfg))
+    L.append(binaries_section(cfg, store.rows))
     L.append("\n## Builds\n")
     L.append("| name | label | variant | plan | env |")
     L.append("|---|---|---|---|---|")
@@ -951,7 +981,7 @@ def pristine_summary(cfg, out, command):
                  f"({', '.join(f'{x[0]:.0f}' for x in b)}) | {med([x[1] for x in a]):.0f} / "
                  f"{med([x[1] for x in b]):.0f} | {'yes' if same else 'NO'} |")
     L.append(f"\n**Verdict:** {'the stock copy behaves as pristine mmtk 0.31.0 (same minimum heaps and GC counts)' if ok else 'DIFFERENCE or incomplete data: see the tables'}.\n")
-    L.append(binaries_section({"builds": [{"variant": "stock"}, {"variant": "pristine"}]}))
+    L.append(binaries_section({"builds": []}, Store(out / "probes.csv").rows + runs))
     (out / "VERDICT.md").write_text("\n".join(L) + "\n")
     print("\n".join(L))
     return 0 if ok else 1

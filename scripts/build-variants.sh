@@ -106,6 +106,9 @@ build_one() { # variant
         echo "sha256=$(sha256sum "$BIN/synthvm-$v" | cut -c1-16)"
         echo "built=$(date -u +%FT%TZ) in $((SECONDS - t0)) s"
     } >"$BIN/synthvm-$v.info"
+    # keep every binary's .info by sha256: results name the binary they ran by its sha256
+    mkdir -p "$BIN/info-archive"
+    cp "$BIN/synthvm-$v.info" "$BIN/info-archive/synthvm-$v-$(sed -n 's/^sha256=//p' "$BIN/synthvm-$v.info").info"
     echo "build-variants: $v -> .build/bin/synthvm-$v ($((SECONDS - t0)) s)"
 }
 
