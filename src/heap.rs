@@ -125,6 +125,8 @@ pub struct Heap {
     /// Cells freed by other threads into this heap's full blocks (pushed lock-free, taken whole).
     xdelayed: AtomicPtr<Cell>,
     shared: &'static Shared,
+    /// A copy of `shared.settings.zero_cells`, read on the free fast path.
+    zero_cells: bool,
     /// Bins whose slow path ran since the last sweep.
     slow_bins: u64,
     /// Per bin, the first block's `free` right after the last sweep (idle-bin detection).
@@ -164,6 +166,7 @@ impl Heap {
                 full: Queue::EMPTY,
                 xdelayed: AtomicPtr::new(ptr::null_mut()),
                 shared,
+                zero_cells: shared.settings.zero_cells,
                 slow_bins: 0,
                 free_at_sweep: [ptr::null_mut(); BIN_COUNT],
                 unswept: [Queue::EMPTY; BIN_COUNT],
@@ -379,6 +382,7 @@ impl Heap {
     ///
     /// # Safety
     /// `p` was allocated from this instance, is freed once, and is not used afterwards.
+    #[inline(always)]
     pub unsafe fn free(&mut self, p: *mut u8) {
         let b = Block::of(p);
         // SAFETY: `p` lies in a live block of this instance (contract).
@@ -391,10 +395,38 @@ impl Heap {
                 (*b).cell_index(p).is_some(),
                 "shardsweep: free of {p:?}: not the start of a cell"
             );
-            if self.shared.settings.zero_cells {
+            #[cfg(debug_assertions)]
+            debug_assert!(
+                (*b).xheap.load(Ordering::Relaxed) != self as *mut Heap || !is_listed(b, p),
+                "shardsweep: double free of {p:?}"
+            );
+            // The fast path, like mimalloc's: one test that the block is ours and in its queue
+            // (Relaxed: only this thread ever stores its own heap into xheap), then a push.
+            if (*b).xheap.load(Ordering::Relaxed) == self as *mut Heap
+                && (*b).state == BlockState::Queued
+                && !self.zero_cells
+            {
+                let c = p as *mut Cell;
+                (*c).next = (*b).local_free;
+                (*b).local_free = c;
+                (*b).used -= 1;
+                if (*b).used == 0 {
+                    self.block_emptied(b);
+                }
+                return;
+            }
+            self.free_slow(b, p);
+        }
+    }
+
+    /// Frees `p` when the fast path does not apply: zeroed mode, a full block, a remote block.
+    #[inline(never)]
+    unsafe fn free_slow(&mut self, b: *mut Block, p: *mut u8) {
+        // SAFETY: `p` is an allocated cell of the live block `b` (the caller's contract).
+        unsafe {
+            if self.zero_cells {
                 ptr::write_bytes(p, 0, (*b).cell_size());
             }
-            // Relaxed: only this thread ever stores its own heap into xheap.
             if (*b).xheap.load(Ordering::Relaxed) == self as *mut Heap {
                 self.free_owned(b, p);
             } else {
@@ -407,24 +439,33 @@ impl Heap {
     unsafe fn free_owned(&mut self, b: *mut Block, p: *mut u8) {
         // SAFETY: per the contract.
         unsafe {
-            #[cfg(debug_assertions)]
-            debug_assert!(!is_listed(b, p), "shardsweep: double free of {p:?}");
             let empty = (*b).free_local(p);
             if (*b).state == BlockState::Full {
                 self.unfull(b);
             }
             if empty {
-                let bin = (*b).bin();
-                // Keep the bin's current block (mimalloc's retire delay); give back others.
-                if self.queues[bin].first != b {
-                    self.queues[bin].remove(b);
-                    (*b).collect();
-                    if (*b).used() == 0 {
-                        self.shared.release_block(b);
-                    } else {
-                        self.queues[bin].push_front(b);
-                        self.set_direct(bin);
-                    }
+                self.block_emptied(b);
+            }
+        }
+    }
+
+    /// A queued block of this heap just became empty: keep it if it is its bin's current block
+    /// (mimalloc's retire delay), give it back otherwise.
+    ///
+    /// # Safety: `b` is queued in this heap with `used == 0`.
+    #[cold]
+    unsafe fn block_emptied(&mut self, b: *mut Block) {
+        // SAFETY: per the contract.
+        unsafe {
+            let bin = (*b).bin();
+            if self.queues[bin].first != b {
+                self.queues[bin].remove(b);
+                (*b).collect();
+                if (*b).used() == 0 {
+                    self.shared.release_block(b);
+                } else {
+                    self.queues[bin].push_front(b);
+                    self.set_direct(bin);
                 }
             }
         }

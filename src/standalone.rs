@@ -19,6 +19,9 @@ use std::alloc::{GlobalAlloc, Layout};
 use std::cell::Cell as StdCell;
 use std::ptr::{self, NonNull};
 
+/// `xbase` while the first caller is reserving the arena.
+const RESERVING: usize = 1;
+
 /// Address space reserved for blocks (not committed: pages are touched on demand).
 pub const ARENA_BYTES: usize = 64 << 30;
 
@@ -28,6 +31,8 @@ pub struct ArenaSource {
     xbase: AtomicUsize,
     xbump: AtomicUsize,
     bytes: usize,
+    /// Bytes actually reserved (set once, with the base).
+    xreserved: AtomicUsize,
     released: BlockStack,
 }
 
@@ -38,40 +43,57 @@ impl ArenaSource {
             xbase: AtomicUsize::new(0),
             xbump: AtomicUsize::new(0),
             bytes,
+            xreserved: AtomicUsize::new(0),
             released: BlockStack::new(),
         }
     }
 
     fn base(&self) -> usize {
-        // Acquire: pairs with the Release CAS that published the mapping.
+        // Acquire: pairs with the Release store that published the mapping and its size.
         let b = self.xbase.load(Ordering::Acquire);
-        if b != 0 {
+        if b > RESERVING {
             return b;
         }
-        let p = map_aligned(self.bytes, BLOCK_BYTES) as usize;
-        assert!(
-            p != 0,
-            "shardsweep: cannot reserve {} bytes of address space",
-            self.bytes
-        );
-        // AcqRel: publish our mapping, or acquire the winner's.
-        match self
-            .xbase
-            .compare_exchange(0, p, Ordering::AcqRel, Ordering::Acquire)
-        {
-            Ok(_) => p,
-            Err(winner) => {
-                // SAFETY: we mapped `p` and nobody saw it.
-                unsafe { unmap(p as *mut u8, self.bytes) };
-                winner
+        self.reserve()
+    }
+
+    /// One-shot reservation: the first caller claims it (base = RESERVING), maps, stores the
+    /// size, then publishes the base; others wait for the base.
+    #[cold]
+    fn reserve(&self) -> usize {
+        // Acquire on failure: if someone else published, we read their base and size.
+        if self.xbase.compare_exchange(0, RESERVING, Ordering::Relaxed, Ordering::Acquire).is_ok() {
+            // Reserve the configured size, halving on failure down to 1 GiB: constrained address
+            // spaces (valgrind, ulimit -v) refuse very large reservations.
+            let mut bytes = self.bytes;
+            let mut p = map_aligned(bytes, BLOCK_BYTES) as usize;
+            while p == 0 && bytes > 1 << 30 {
+                bytes /= 2;
+                p = map_aligned(bytes, BLOCK_BYTES) as usize;
             }
+            assert!(p != 0, "shardsweep: cannot reserve {bytes} bytes of address space");
+            // Relaxed: published by the Release store of the base just below.
+            self.xreserved.store(bytes, Ordering::Relaxed);
+            // Release: the size (and the mapping) happen-before any Acquire load of the base.
+            self.xbase.store(p, Ordering::Release);
+            return p;
+        }
+        let backoff = crossbeam_utils::Backoff::new();
+        loop {
+            // Acquire: as in `base`.
+            let b = self.xbase.load(Ordering::Acquire);
+            if b > RESERVING {
+                return b;
+            }
+            backoff.snooze();
         }
     }
 
     /// Whether `p` lies in the arena.
     pub fn contains(&self, p: *const u8) -> bool {
-        let b = self.xbase.load(Ordering::Relaxed);
-        b != 0 && (p as usize).wrapping_sub(b) < self.bytes
+        // Acquire: pairs with the Release store of the base, after which the size is visible.
+        let b = self.xbase.load(Ordering::Acquire);
+        b > RESERVING && (p as usize).wrapping_sub(b) < self.xreserved.load(Ordering::Relaxed)
     }
 }
 
@@ -85,7 +107,8 @@ unsafe impl BlockSource for ArenaSource {
         let base = self.base();
         // Relaxed: the bump only hands out disjoint offsets; the mapping was acquired above.
         let off = self.xbump.fetch_add(BLOCK_BYTES, Ordering::Relaxed);
-        if off + BLOCK_BYTES > self.bytes {
+        // Relaxed: `base()` acquired the base, which was published after the size.
+        if off + BLOCK_BYTES > self.xreserved.load(Ordering::Relaxed) {
             return None;
         }
         NonNull::new((base + off) as *mut u8).map(|p| (p, true))
@@ -186,20 +209,36 @@ impl Standalone {
     /// `p` came from `alloc(layout)` and is freed once.
     #[inline]
     pub unsafe fn dealloc(p: *mut u8, layout: Layout) {
-        if !ARENA.contains(p) {
-            debug_assert!(
-                bin_for_aligned(layout.size(), layout.align()).is_none()
-                    || layout.align() <= 8 && layout.size() > crate::config::MAX_SMALL_BYTES,
-                "shardsweep: free of {p:?}: not allocated by shardsweep (foreign pointer)"
-            );
-            // SAFETY: large allocations are whole mappings of this size (contract).
-            unsafe { unmap(p, Self::large_bytes(layout)) };
-            return;
+        // The same decision as `alloc`, from the layout: no address-range check on the way.
+        if layout.align() > 8 || layout.size() > crate::config::MAX_SMALL_BYTES {
+            // SAFETY: forwarded contract.
+            return unsafe { Self::dealloc_other(p, layout) };
         }
+        debug_assert!(ARENA.contains(p), "shardsweep: free of {p:?}: not allocated by shardsweep (foreign pointer)");
         // SAFETY: `p` is a cell of a live arena block (contract).
         let done = with_heap(|h| unsafe { h.free(p) });
         if done.is_none() {
             // Thread teardown: free as a foreign thread would.
+            // SAFETY: as above.
+            unsafe { free_remote(Block::of(p), p) };
+        }
+    }
+
+    /// Frees an aligned small cell or a large mapping.
+    ///
+    /// # Safety
+    /// As for [`Standalone::dealloc`].
+    #[cold]
+    unsafe fn dealloc_other(p: *mut u8, layout: Layout) {
+        if bin_for_aligned(layout.size(), layout.align()).is_none() {
+            debug_assert!(!ARENA.contains(p), "shardsweep: large free of {p:?} inside the arena");
+            // SAFETY: large allocations are whole mappings of this size (contract).
+            unsafe { unmap(p, Self::large_bytes(layout)) };
+            return;
+        }
+        // SAFETY: an aligned small cell of a live arena block (contract).
+        let done = with_heap(|h| unsafe { h.free(p) });
+        if done.is_none() {
             // SAFETY: as above.
             unsafe { free_remote(Block::of(p), p) };
         }
