@@ -52,6 +52,8 @@ const MAGIC: u32 = 0x5348_5357; // "SHSW"
 /// The block header, laid out for the fast path: `free` and `used` first.
 #[repr(C)]
 pub struct Block {
+    // Cache line 0: the owner's fields (fast path, extension, sweep). No other thread writes
+    // here, so remote frees do not invalidate the line the owner allocates through.
     /// Allocation list (fast path: pop).
     pub(crate) free: *mut Cell,
     /// Cells handed out and not collected back (includes cells on `xthread_free`).
@@ -60,8 +62,6 @@ pub struct Block {
     pub(crate) cell_size: u32,
     /// Cells freed by the owner, reused once `free` runs out.
     pub(crate) local_free: *mut Cell,
-    /// Cells freed by other threads, plus the delayed-free state.
-    pub(crate) xthread_free: ThreadFree,
     /// Pages whose starting cells are listed or handed out.
     pub(crate) extended: PageMask,
     /// Pages charged to the budget.
@@ -74,20 +74,29 @@ pub struct Block {
     pub(crate) capacity: u32,
     /// Cells that fit in the block.
     pub(crate) reserved: u32,
+    // Cache line 1: what other threads touch: the remote-free word (CAS), and what a free
+    // reads to decide local or remote (owner, state).
+    /// Cells freed by other threads, plus the delayed-free state.
+    pub(crate) xthread_free: ThreadFree,
+    /// Owner heap (null when abandoned); read by every free and by remote freers on the
+    /// delayed path.
+    pub(crate) xheap: AtomicPtr<crate::heap::Heap>,
+    /// See [`BlockState`].
+    pub(crate) state: BlockState,
+    /// Size class.
+    pub(crate) bin: u8,
+    pub(crate) magic: u32,
     /// Queue links (owner only).
     pub(crate) next: *mut Block,
     pub(crate) prev: *mut Block,
-    /// Owner heap (null when abandoned); read by remote freers on the delayed path.
-    pub(crate) xheap: AtomicPtr<crate::heap::Heap>,
     /// Link for the global lock-free stacks (abandoned blocks, free blocks of a source).
     pub(crate) xstack_next: AtomicUsize,
-    /// Size class.
-    pub(crate) bin: u8,
-    /// See [`BlockState`].
-    pub(crate) state: BlockState,
-    pub(crate) magic: u32,
 }
 
+const _: () = assert!(
+    std::mem::offset_of!(Block, xthread_free) == 64,
+    "remote frees touch the header's second cache line only"
+);
 const _: () = assert!(
     std::mem::size_of::<Block>() <= HEADER_BYTES,
     "the header fits its reserved bytes"
