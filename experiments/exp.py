@@ -603,7 +603,7 @@ def machine_line():
             f"Python {platform.python_version()}")
 
 
-def minheap_report(cfg, out, command, results, runner_stats=None):
+def minheap_report(cfg, out, command, results, runner=None):
     builds, threads = cfg["builds"], cfg["threads"]
     rows = Store(out / "probes.csv").rows
     fits = {}
@@ -666,7 +666,7 @@ def minheap_report(cfg, out, command, results, runner_stats=None):
                 w.writerow([b["name"], b["label"], b["variant"], b["plan"], env, cfg["workload"],
                             cfg["size"], cfg["iterations"], cfg["seed"], t,
                             fmt_heap(r.minheap) if r.minheap is not None else "", r.status, r.probes,
-                            binary_sha(b), r.detail])
+                            runner.sha_of(b) if runner else binary_sha(b), r.detail])
     plot_minheap(cfg, out, results, fits)
     return fits
 
@@ -866,6 +866,7 @@ def plot_time(cfg, out, agg, refs):
                 if xs:
                     ax.errorbar(xs, ys, yerr=[lo, hi], marker="o", capsize=3, label=b["label"])
             ax.set_xscale("log")
+            ax.minorticks_off()
             ax.set_xticks([float(f) for f in factors])
             ax.set_xticklabels([f"{f}×" for f in factors])
             ax.set_xlabel(f"heap (× {cfg['reference']['build']['name']} minimum heap = {fmt_heap(refs[t][0])} MiB)")
@@ -916,7 +917,7 @@ def main():
     if kind == "minheap":
         t0 = time.monotonic()
         results, runner = minheap_study(cfg, out, replay=(a.study == "report"), log=log)
-        fits = minheap_report(cfg, out, command, results)
+        fits = minheap_report(cfg, out, command, results, runner)
         print(summary_minheap(cfg, results, fits))
         if a.study != "report":
             print(f"\n{runner.executed} probes run ({fmt_dur(runner.exec_seconds)} of runs), "
