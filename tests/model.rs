@@ -181,15 +181,17 @@ fn run(ops: Vec<Op>, accounting: Accounting) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: if cfg!(miri) { 4 } else { 48 }, .. ProptestConfig::default() })]
+    // Under miri (an interpreter, ~1000x slower) a few short sequences still reach every
+    // operation: the point there is undefined behaviour, not coverage.
+    #![proptest_config(ProptestConfig { cases: if cfg!(miri) { 2 } else { 48 }, .. ProptestConfig::default() })]
 
     #[test]
-    fn page_accounting_model(ops in prop::collection::vec(op(), 1..400)) {
+    fn page_accounting_model(ops in prop::collection::vec(op(), if cfg!(miri) { 20..60 } else { 1..400 })) {
         run(ops, Accounting::Page);
     }
 
     #[test]
-    fn block_accounting_model(ops in prop::collection::vec(op(), 1..200)) {
+    fn block_accounting_model(ops in prop::collection::vec(op(), if cfg!(miri) { 20..40 } else { 1..200 })) {
         run(ops, Accounting::Block);
     }
 }
