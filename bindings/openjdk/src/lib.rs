@@ -1,0 +1,107 @@
+//! The layout contract between the shardsweep-patched `mmtk` 0.31.0 and mmtk-openjdk 0.31.0.
+//!
+//! mmtk-openjdk's C++ half keeps a hand-written mirror of MMTk's Rust `Mutator` in
+//! `openjdk/mmtkMutator.hpp` (struct `MMTkMutatorContext`, which embeds `Allocators`, which
+//! embeds two `FreeListAllocator`s). It relies on that mirror in three ways (see README.md for
+//! the file and line of each):
+//!
+//! 1. `MMTkMutatorContext::bind` (`openjdk/mmtkMutator.cpp`, lines 8–14) refuses to start
+//!    ("Unmatched free list allocator size") unless the Rust static `FREE_LIST_ALLOCATOR_SIZE`
+//!    (`mmtk/src/lib.rs` line 139: `size_of::<mmtk::util::alloc::FreeListAllocator<OpenJDK<false>>>()`)
+//!    equals the C++ `sizeof(FreeListAllocator)`;
+//! 2. the same function then copies the whole Rust `Mutator` **by value** (`sizeof(MMTkMutatorContext)`
+//!    bytes) out of the `Box` that `bind_mutator` returns into the `Thread`'s own field
+//!    `third_party_heap_mutator`, and every later call into Rust passes the address of that copy.
+//!    So `size_of::<Mutator<VM>>()` must equal `sizeof(MMTkMutatorContext)`, and a mutator (our
+//!    allocator included) must survive a bitwise move;
+//! 3. the JIT's allocation fast path (`mmtkBarrierSetAssembler_x86.cpp` lines 71–74 for C1 and
+//!    the interpreter, `mmtkBarrierSetC2.cpp` lines 133–139 for C2) asks MMTk for the default
+//!    allocator's `AllocatorSelector` and, for tag `TAG_FREE_LIST` (5, `openjdk/mmtk.h`), always
+//!    takes the slow path; only bump-pointer, Immix and mark-compact allocators are read through
+//!    the mirror (`cursor`/`limit`, `mmtkBarrierSet.cpp` lines 38–74). So no field *inside* our
+//!    allocator is read by C++ code; its size and alignment, and the position of the free-list
+//!    array inside `Allocators`, are.
+//!
+//! [`expected`] holds the figures of the C++ mirror on x86-64 (LP64), and the tests in
+//! `tests/` compare them with the Rust types of the patched mmtk.
+
+pub mod dummy;
+
+/// What mmtk-openjdk 0.31.0's C++ mirror (`openjdk/mmtkMutator.hpp`) expects on x86-64.
+///
+/// Each figure follows from the struct text (every member is a pointer-sized word, a 16-byte
+/// `RustDynPtr {data, vtable}`, or a byte) with the LP64 C++ ABI; they were also printed with
+/// `sizeof`/`offsetof` by g++ 12.2 on the header itself.
+pub mod expected {
+    /// `struct FreeListAllocator` (lines 72–80): `tls`, `space`, `context`, and four pointers
+    /// to block lists (`available_blocks`, `available_blocks_stress`, `unswept_blocks`,
+    /// `consumed_blocks`): 7 words. Checked at start-up against `FREE_LIST_ALLOCATOR_SIZE`.
+    pub const FREE_LIST_ALLOCATOR_SIZE: usize = 56;
+    pub const FREE_LIST_ALLOCATOR_ALIGN: usize = 8;
+    /// First field of the mirror (`void* tls`); the Rust `pub tls` field.
+    pub const FREE_LIST_ALLOCATOR_TLS_OFFSET: usize = 0;
+
+    /// `MAX_FREE_LIST_ALLOCATORS` (line 26), equal to mmtk's `allocators::MAX_FREE_LIST_ALLOCATORS`.
+    pub const MAX_FREE_LIST_ALLOCATORS: usize = 2;
+
+    /// `struct BumpAllocator` (lines 31–37): `tls`, `cursor`, `limit`, `RustDynPtr space`,
+    /// `context` = 48 bytes; cursor at 8, limit at 16 (read by the JIT for bump-pointer plans).
+    pub const BUMP_ALLOCATOR_SIZE: usize = 48;
+    /// `struct LargeObjectAllocator` (lines 39–43): 3 words.
+    pub const LARGE_OBJECT_ALLOCATOR_SIZE: usize = 24;
+    /// `struct MallocAllocator` (lines 82–86): 3 words.
+    pub const MALLOC_ALLOCATOR_SIZE: usize = 24;
+    /// `struct ImmixAllocator` (lines 45–59): 5 words, 2 bytes (padded to 48), 2 words, a byte
+    /// and 7 bytes of `_align`, a byte (padded to 80), a word = 88 bytes.
+    pub const IMMIX_ALLOCATOR_SIZE: usize = 88;
+    /// `struct MarkCompactAllocator` (lines 88–90): one `BumpAllocator`.
+    pub const MARK_COMPACT_ALLOCATOR_SIZE: usize = 48;
+
+    /// `struct Allocators` (lines 92–99): 6 bump, 2 large-object, 1 malloc, 1 Immix,
+    /// 2 free-list, 1 mark-compact allocators, in that order.
+    pub const ALLOCATORS_BUMP_POINTER_OFFSET: usize = 0;
+    pub const ALLOCATORS_LARGE_OBJECT_OFFSET: usize = 6 * BUMP_ALLOCATOR_SIZE; // 288
+    pub const ALLOCATORS_MALLOC_OFFSET: usize =
+        ALLOCATORS_LARGE_OBJECT_OFFSET + 2 * LARGE_OBJECT_ALLOCATOR_SIZE; // 336
+    pub const ALLOCATORS_IMMIX_OFFSET: usize = ALLOCATORS_MALLOC_OFFSET + MALLOC_ALLOCATOR_SIZE; // 360
+    pub const ALLOCATORS_FREE_LIST_OFFSET: usize = ALLOCATORS_IMMIX_OFFSET + IMMIX_ALLOCATOR_SIZE; // 448
+    pub const ALLOCATORS_MARK_COMPACT_OFFSET: usize =
+        ALLOCATORS_FREE_LIST_OFFSET + MAX_FREE_LIST_ALLOCATORS * FREE_LIST_ALLOCATOR_SIZE; // 560
+    pub const ALLOCATORS_SIZE: usize = ALLOCATORS_MARK_COMPACT_OFFSET + MARK_COMPACT_ALLOCATOR_SIZE; // 608
+
+    /// `struct MMTkMutatorContext` (lines 108–114): `Allocators allocators`,
+    /// `RustDynPtr barrier`, `void* mutator_tls`, `RustDynPtr plan`, `MutatorConfig config`
+    /// (`MutatorConfig`, lines 101–106: two words and two `RustDynPtr` = 48 bytes).
+    pub const MUTATOR_ALLOCATORS_OFFSET: usize = 0;
+    pub const MUTATOR_BARRIER_OFFSET: usize = ALLOCATORS_SIZE; // 608
+    pub const MUTATOR_MUTATOR_TLS_OFFSET: usize = MUTATOR_BARRIER_OFFSET + 16; // 624
+    pub const MUTATOR_PLAN_OFFSET: usize = MUTATOR_MUTATOR_TLS_OFFSET + 8; // 632
+    pub const MUTATOR_CONFIG_OFFSET: usize = MUTATOR_PLAN_OFFSET + 16; // 648
+    pub const MUTATOR_SIZE: usize = MUTATOR_CONFIG_OFFSET + 48; // 696
+
+    /// Offset of free-list allocator `i` from the start of the mutator (what
+    /// `Mutator::get_allocator_base_offset(AllocatorSelector::FreeList(i))` must return).
+    pub const fn free_list_allocator_offset(i: usize) -> usize {
+        MUTATOR_ALLOCATORS_OFFSET + ALLOCATORS_FREE_LIST_OFFSET + i * FREE_LIST_ALLOCATOR_SIZE
+    }
+
+    /// `struct AllocatorSelector { uint8_t tag; uint8_t index; }` (`openjdk/mmtk.h` lines 73–76)
+    /// and `#define TAG_FREE_LIST 5` (line 83): the tag that makes C1, C2 and the interpreter
+    /// take the slow path for every allocation.
+    pub const ALLOCATOR_SELECTOR_SIZE: usize = 2;
+    pub const TAG_BUMP_POINTER: u8 = 0;
+    pub const TAG_FREE_LIST: u8 = 5;
+
+    // The figures are consistent with the text of the header.
+    const _: () = assert!(ALLOCATORS_FREE_LIST_OFFSET == 448);
+    const _: () = assert!(ALLOCATORS_SIZE == 608);
+    const _: () = assert!(MUTATOR_SIZE == 696);
+}
+
+/// The raw bytes of an `AllocatorSelector` as the C++ side sees them (`{tag, index}`).
+pub fn selector_bytes(s: mmtk::util::alloc::AllocatorSelector) -> [u8; 2] {
+    const _: () = assert!(std::mem::size_of::<mmtk::util::alloc::AllocatorSelector>() == 2);
+    // SAFETY: AllocatorSelector is `#[repr(C, u8)]` with u8 payloads: two initialised bytes
+    // for every variant that carries an index (`None` has one; callers never pass it).
+    unsafe { std::mem::transmute::<mmtk::util::alloc::AllocatorSelector, [u8; 2]>(s) }
+}
