@@ -1,17 +1,29 @@
 #!/usr/bin/env bash
-# Builds the patched mmtk copy, synthvm against it (stock baseline + shardsweep at several block
-# sizes), and runs the policy test matrix with --verify at small size.
+# Builds the patched mmtk copy, synthvm against it (stock baseline + shardsweep variants), and
+# runs the policy tests with --verify at small size. Every shardsweep run also has the space's
+# end-of-GC self-checks on (SHARDSWEEP_CHECK_ACCOUNTING=1, SHARDSWEEP_CHECK_RECLAIM=1; see
+# policy/check.rs): a run passes only if synthvm says PASSED and every GC printed an "ok" line
+# for each check (the count of lines must equal synthvm's gc_count).
 #
-#   scripts/test-policy.sh            # CI subset: blocks 4,64 KiB x accounting page,block x threads 1,8
-#   scripts/test-policy.sh --full     # blocks 4,16,64,256 x page,block x threads 1,8,48
+#   scripts/test-policy.sh            # CI subset (see below), ~10 min on 2 idle cores from cold
+#   scripts/test-policy.sh --full     # + blocks 4,16,64,256 x page,block x threads 1,8,48
 #   scripts/test-policy.sh --no-build # reuse existing builds
 #
+# CI subset: stock t8; blocks 4 (built with mmtk/sanity: a sanity GC after every GC) and 64 KiB
+# x page,block x threads 1,8 x lusearch,gcbench,fragger, eager; 64 KiB lazy sweeping x
+# page,block x t1,t8 x the three workloads; 4 KiB (sanity) lazy lusearch t8 under a 2 MB stress
+# factor; SHARDSWEEP_ABANDON_IDLE=0; a vo_bit build (lusearch t8, page and block; lazy refused);
+# the post-GC footprint test (fragger t8: page vs whole-block charging vs stock MarkSweep);
+# out of memory reported promptly; invalid settings refused.
+#
+# Builds go to their own copy (.build/pol-copy) and target dirs (.build/pol-*), so they never
+# race with scripts/build-variants.sh over .build/mmtk-0.31.0-shardsweep or .build/target-*.
 # synthvm's files are not edited: the build passes [patch.crates-io] on the command line and
 # restores synthvm's Cargo.lock afterwards (cargo rewrites it for the patched source).
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VM="$ROOT/bindings/synthvm"
-COPY="$ROOT/.build/mmtk-0.31.0-shardsweep"
+COPY="$ROOT/.build/pol-copy"
 FULL=0; BUILD=1
 for a in "$@"; do
     case "$a" in
@@ -23,65 +35,166 @@ done
 if [ $FULL = 1 ]; then BLOCKS="4 16 64 256"; THREADS="1 8 48"; else BLOCKS="4 64"; THREADS="1 8"; fi
 ACCOUNTING="page block"
 WORKLOADS="${WORKLOADS:-lusearch gcbench fragger}"
-HEAP="${HEAP:-64}"
+HEAP="${HEAP:-}"   # MiB; default 16 up to 8 threads (several GCs per run), 48 above
+heap_for() { if [ -n "$HEAP" ]; then echo "$HEAP"; elif [ "$1" -le 8 ]; then echo 16; else echo 48; fi; }
+T0=$(date +%s)
+
+# The overlay, refreshed file by file (cargo fingerprints path dependencies by mtime, and
+# overlay.sh re-creates everything).
+refresh_copy() {
+    local stage="$ROOT/.build/pol-stage"
+    OVERLAY_DEST="$stage" "$ROOT/scripts/overlay.sh" >/dev/null || return 1
+    if [ ! -d "$COPY" ]; then cp -R "$stage" "$COPY"; return 0; fi
+    local n=0 f
+    while IFS= read -r f; do
+        if ! cmp -s "$stage/$f" "$COPY/$f"; then
+            mkdir -p "$(dirname "$COPY/$f")"; cp "$stage/$f" "$COPY/$f"; n=$((n + 1))
+        fi
+    done < <(cd "$stage" && find . -type f)
+    while IFS= read -r f; do [ -e "$stage/$f" ] || rm -f "$COPY/$f"; done < <(cd "$COPY" && find . -type f)
+    echo "== overlay copy: $n files changed"
+}
 
 build() { # build TARGET_DIR [cargo args...]
     local dir=$1; shift
-    cp "$VM/Cargo.lock" "$ROOT/.build/synthvm.Cargo.lock.orig"
+    cp "$VM/Cargo.lock" "$ROOT/.build/pol-synthvm.Cargo.lock.orig"
+    local log="$ROOT/.build/pol-build.log"
     (cd "$VM" && cargo build --release --quiet \
-        --config "patch.crates-io.mmtk.path=\"$COPY\"" --target-dir "$dir" "$@")
+        --config "patch.crates-io.mmtk.path=\"$COPY\"" --target-dir "$dir" "$@" >"$log" 2>&1)
     local rc=$?
-    cp "$ROOT/.build/synthvm.Cargo.lock.orig" "$VM/Cargo.lock"
+    grep -E '^(error|warning: unused)' -A8 "$log"
+    cp "$ROOT/.build/pol-synthvm.Cargo.lock.orig" "$VM/Cargo.lock"
+    [ -x "$dir/release/synthvm" ] || rc=1
     return $rc
 }
 
 fail=0; pass=0
-run() { # run NAME BIN [args...]
+LAST_OUT=""
+ok()  { pass=$((pass + 1)); echo "ok   $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL $1"; [ -n "${2:-}" ] && tail -5 <<<"$2" | cut -c1-400 | sed 's/^/     /'; }
+json() { grep -o "\"$1\":[0-9.]*" <<<"$2" | head -1 | cut -d: -f2; }
+field() { grep -o "$1=[0-9]*" <<<"$2" | tail -1 | cut -d= -f2; }
+
+run() { # run NAME BIN [args...]   (env CHECKS=0 for runs without the space's checks)
     local name=$1; shift
-    local out; out=$(timeout 300 "$@" 2>&1); local rc=$?
-    if [ $rc = 0 ] && grep -q PASSED <<<"$out"; then
-        pass=$((pass + 1)); echo "ok   $name"
+    local out; out=$(SHARDSWEEP_CHECK_ACCOUNTING=${CHECKS:-1} SHARDSWEEP_CHECK_RECLAIM=${CHECKS:-1} \
+        timeout 600 "$@" 2>&1); local rc=$?
+    LAST_OUT=$out
+    if [ $rc != 0 ] || ! grep -q PASSED <<<"$out"; then bad "$name (rc=$rc)" "$out"; return 1; fi
+    if [ "${CHECKS:-1}" = 1 ]; then
+        local gcs acc rec
+        gcs=$(json gc_count "$out")
+        acc=$(grep -c '^shardsweep-check accounting gc=[0-9]* ok' <<<"$out")
+        rec=$(grep -c '^shardsweep-check reclaim gc=[0-9]* ok' <<<"$out")
+        if [ "$acc" != "$gcs" ] || [ "$rec" != "$gcs" ]; then
+            bad "$name: $gcs GCs but $acc accounting / $rec reclaim checks passed" "$out"; return 1
+        fi
+        ok "$name ($gcs GCs checked)"
     else
-        fail=$((fail + 1)); echo "FAIL $name (rc=$rc)"; tail -5 <<<"$out" | sed 's/^/     /'
+        ok "$name"
     fi
 }
 
 mkdir -p "$ROOT/.build"
+SANITY_KIB=4
 if [ $BUILD = 1 ]; then
-    "$ROOT/scripts/overlay.sh" || exit 1
+    refresh_copy || exit 1
     echo "== build stock baseline (copy without the feature)"
-    build "$ROOT/.build/target-stock" || exit 1
+    build "$ROOT/.build/pol-stock" || exit 1
     for kib in $BLOCKS; do
-        echo "== build shardsweep, $kib KiB blocks"
-        SHARDSWEEP_BLOCK_KIB=$kib build "$ROOT/.build/target-ss$kib" --features mmtk/shardsweep || exit 1
+        feats=mmtk/shardsweep
+        [ "$kib" = "$SANITY_KIB" ] && feats=mmtk/shardsweep,mmtk/sanity
+        echo "== build shardsweep, $kib KiB blocks ($feats)"
+        SHARDSWEEP_BLOCK_KIB=$kib build "$ROOT/.build/pol-ss$kib" --features "$feats" || exit 1
     done
+    echo "== build shardsweep, 64 KiB blocks, vo_bit"
+    SHARDSWEEP_BLOCK_KIB=64 build "$ROOT/.build/pol-ss64-vobit" --features mmtk/shardsweep,mmtk/vo_bit || exit 1
+    echo "== builds done in $(( $(date +%s) - T0 )) s"
 fi
+SS64="$ROOT/.build/pol-ss64/release/synthvm"
+STOCK="$ROOT/.build/pol-stock/release/synthvm"
 
 echo "== stock MarkSweep baseline"
-run "stock t8" "$ROOT/.build/target-stock/release/synthvm" --plan MarkSweep -t 8 --size small --verify --heap "$HEAP" lusearch
+CHECKS=0 run "stock t8 lusearch" "$STOCK" --plan MarkSweep -t 8 --size small --verify --heap 16 lusearch
 
+echo "== eager sweeping (4 KiB blocks: with a sanity GC after every GC)"
 for kib in $BLOCKS; do
-    bin="$ROOT/.build/target-ss$kib/release/synthvm"
+    bin="$ROOT/.build/pol-ss$kib/release/synthvm"
     for acc in $ACCOUNTING; do
         for t in $THREADS; do
             for w in $WORKLOADS; do
                 SHARDSWEEP_ACCOUNTING=$acc run "ss${kib}k $acc t$t $w" \
-                    "$bin" --plan MarkSweep -t "$t" --size small --verify --heap "$HEAP" "$w"
+                    "$bin" --plan MarkSweep -t "$t" --size small --verify --heap "$(heap_for "$t")" "$w"
             done
         done
     done
 done
 
+echo "== lazy sweeping"
+for acc in $ACCOUNTING; do
+    for t in $THREADS; do
+        for w in $WORKLOADS; do
+            SHARDSWEEP_SWEEP=lazy SHARDSWEEP_ACCOUNTING=$acc run "ss64k lazy $acc t$t $w" \
+                "$SS64" --plan MarkSweep -t "$t" --size small --verify --heap 16 "$w"
+        done
+    done
+done
+SAN="$ROOT/.build/pol-ss$SANITY_KIB/release/synthvm"
+for sw in eager lazy; do
+    MMTK_STRESS_FACTOR=2097152 SHARDSWEEP_SWEEP=$sw run "ss${SANITY_KIB}k sanity stress $sw t8 lusearch" \
+        "$SAN" --plan MarkSweep -t 8 --size small --verify --heap 16 lusearch
+done
+
+echo "== no abandonment of idle size classes"
+SHARDSWEEP_ABANDON_IDLE=0 run "ss64k abandon_idle=0 t8 lusearch" "$SS64" --plan MarkSweep -t 8 --size small --verify --heap 16 lusearch
+
+echo "== vo_bit build"
+VOB="$ROOT/.build/pol-ss64-vobit/release/synthvm"
+for acc in $ACCOUNTING; do
+    SHARDSWEEP_ACCOUNTING=$acc run "ss64k vo_bit $acc t8 lusearch" "$VOB" --plan MarkSweep -t 8 --size small --verify --heap 16 lusearch
+done
+out=$(SHARDSWEEP_SWEEP=lazy timeout 60 "$VOB" --plan MarkSweep lusearch 2>&1)
+if grep -q "incompatible with the mmtk feature vo_bit" <<<"$out"; then ok "vo_bit refuses SHARDSWEEP_SWEEP=lazy"; else bad "vo_bit refuses SHARDSWEEP_SWEEP=lazy" "$out"; fi
+
+echo "== post-GC footprint: fragger t8, 16 MiB (page charging vs whole blocks vs stock)"
+# Each block is charged exactly for its header page and the pages of its live cells (checked per
+# block at every GC by the reclaim check); here we also compare the totals.
+if SHARDSWEEP_ACCOUNTING=page run "footprint ss64k page fragger" "$SS64" --plan MarkSweep -t 8 --size small --heap 16 fragger; then
+    pg=$LAST_OUT
+    if SHARDSWEEP_ACCOUNTING=block run "footprint ss64k block fragger" "$SS64" --plan MarkSweep -t 8 --size small --heap 16 fragger; then
+        bl=$LAST_OUT
+        if CHECKS=0 run "footprint stock fragger" "$STOCK" --plan MarkSweep -t 8 --size small --heap 16 fragger; then
+            st=$LAST_OUT
+            line=$(grep '^shardsweep-check reclaim' <<<"$pg" | tail -1)
+            charged=$(field charged "$line"); blockp=$(field block_pages "$line"); boundl=$(field bound_live "$line")
+            livec=$(field live_cells "$line"); nblk=$(field blocks "$line")
+            maxpg=$(grep -o 'space_used_pages=[0-9]*' <<<"$pg" | cut -d= -f2 | sort -n | tail -1)
+            maxbl=$(grep -o 'space_used_pages=[0-9]*' <<<"$bl" | cut -d= -f2 | sort -n | tail -1)
+            echo "     after the last GC (page): charged=$charged pages for $nblk blocks, $livec live cells; whole blocks would be $blockp; bound_live=$boundl"
+            echo "     space used pages after a GC, max over GCs: page $maxpg, whole-block $maxbl"
+            echo "     (synthvm peak_used_pages, which also samples before the end of the run without a GC: page $(json peak_used_pages "$pg"), block $(json peak_used_pages "$bl"), stock $(json peak_used_pages "$st"))"
+            if [ $((charged * 2)) -le "$blockp" ] && [ $((charged)) -le $((nblk + 2 * livec)) ]; then
+                ok "page charging holds <= 1/2 of the blocks' pages and <= blocks + 2 x live cells"
+            else bad "page charging footprint ($charged vs $blockp whole-block pages, $nblk blocks, $livec live cells)"; fi
+            if [ $((maxpg * 2)) -le "$maxbl" ]; then ok "post-GC space used, page charging ($maxpg) <= 1/2 of whole-block charging ($maxbl)"
+            else bad "post-GC space used, page $maxpg vs whole-block $maxbl"; fi
+        fi
+    fi
+fi
+
 echo "== out of memory is reported, promptly"
-bin="$ROOT/.build/target-ss64/release/synthvm"
-out=$(timeout 60 "$bin" --plan MarkSweep -t 8 --heap 2 lusearch 2>&1); rc=$?
-if [ $rc = 3 ] && grep -qi "out of memory" <<<"$out"; then pass=$((pass + 1)); echo "ok   OOM at 2 MiB (rc=3)";
-else fail=$((fail + 1)); echo "FAIL OOM at 2 MiB (rc=$rc)"; tail -3 <<<"$out"; fi
+out=$(timeout 60 "$SS64" --plan MarkSweep -t 8 --heap 2 lusearch 2>&1); rc=$?
+if [ $rc = 3 ] && grep -qi "out of memory" <<<"$out"; then ok "OOM at 2 MiB (rc=3)"; else bad "OOM at 2 MiB (rc=$rc)" "$out"; fi
+out=$(SHARDSWEEP_SWEEP=lazy timeout 60 "$SS64" --plan MarkSweep -t 8 --heap 2 lusearch 2>&1); rc=$?
+if [ $rc = 3 ] && grep -qi "out of memory" <<<"$out"; then ok "lazy: OOM at 2 MiB (rc=3)"; else bad "lazy: OOM at 2 MiB (rc=$rc)" "$out"; fi
 
-echo "== invalid setting is refused clearly"
-out=$(SHARDSWEEP_ACCOUNTING=bogus timeout 60 "$bin" --plan MarkSweep lusearch 2>&1)
-if grep -q "valid values are page, block" <<<"$out"; then pass=$((pass + 1)); echo "ok   invalid SHARDSWEEP_ACCOUNTING";
-else fail=$((fail + 1)); echo "FAIL invalid SHARDSWEEP_ACCOUNTING"; fi
+echo "== invalid settings are refused clearly"
+for kv in "SHARDSWEEP_ACCOUNTING=bogus:valid values are page, block" "SHARDSWEEP_SWEEP=bogus:valid values are eager, lazy" \
+          "SHARDSWEEP_ABANDON_IDLE=maybe:valid values are 0, 1" "SHARDSWEEP_CHECK_RECLAIM=2:valid values are 0, 1"; do
+    var=${kv%%:*}; msg=${kv#*:}
+    out=$(env "$var" timeout 60 "$SS64" --plan MarkSweep lusearch 2>&1)
+    if grep -q "$msg" <<<"$out"; then ok "invalid ${var%%=*}"; else bad "invalid ${var%%=*}" "$out"; fi
+done
 
-echo "$pass passed, $fail failed"
+echo "$pass passed, $fail failed ($(( $(date +%s) - T0 )) s)"
 [ $fail = 0 ]
