@@ -50,7 +50,7 @@ fn lazy_sweep_defers_until_the_bin_is_used() {
     let mut heap = Heap::new_boxed(fx.shared);
     // Two bins, a few blocks' worth each.
     let small: Vec<usize> = (0..3000).map(|_| heap.alloc(16) as usize).collect();
-    let big: Vec<usize> = (0..300).map(|_| heap.alloc(512) as usize).collect();
+    let big: Vec<usize> = (0..300).map(|_| heap.alloc(512.min(MAX_SMALL_BYTES)) as usize).collect();
     // Keep every 100th cell.
     let live: Vec<usize> = small.iter().chain(big.iter()).step_by(100).copied().collect();
     set_live(&live);
@@ -90,7 +90,7 @@ fn lazy_sweep_defers_until_the_bin_is_used() {
         assert!(seen.insert(p));
     }
     for _ in 0..500 {
-        let p = heap.alloc(512) as usize;
+        let p = heap.alloc(512.min(MAX_SMALL_BYTES)) as usize;
         assert!(!live.contains(&p), "a live cell was handed out");
     }
 }
@@ -147,7 +147,7 @@ fn abandoned_batches_are_swept_once_on_other_threads() {
     // Three threads' heaps abandon partly used blocks of several bins.
     for t in 0..3 {
         let mut heap = Heap::new_boxed(fx.shared);
-        for (k, size) in [16usize, 24, 128, 1000].iter().enumerate() {
+        for (k, size) in [16usize, 24, 128, 1000.min(MAX_SMALL_BYTES)].iter().enumerate() {
             for i in 0..1500 {
                 let p = heap.alloc(*size) as usize;
                 if (i + t + k) % 97 == 0 {
@@ -221,7 +221,8 @@ fn allocated_start_pages_tracks_allocation() {
     // SAFETY: the block of a cell we hold.
     unsafe {
         assert_eq!((*b).allocated_start_pages(), PageMask::page(0));
-        let cells: Vec<*mut u8> = (0..40).map(|_| heap.alloc(256)).collect();
+        let n = ((BLOCK_BYTES - 128) / 256 - 1).min(40);
+        let cells: Vec<*mut u8> = (0..n).map(|_| heap.alloc(256)).collect();
         let last = *cells.last().unwrap();
         assert_eq!(Block::of(last), b);
         let page = (last as usize - b as usize) / PAGE_BYTES;
