@@ -74,7 +74,7 @@ public final class Main {
         switch (size) {
             case SMALL: return "17cd354aaab6e231";
             case DEFAULT: return "66efc1e4129cbeb2";
-            case LARGE: return "";
+            case LARGE: return "191c9ff9dab48bf6";
             default: return "";
         }
     }
@@ -122,7 +122,8 @@ public final class Main {
     }
 
     static void usage(PrintStream out) {
-        out.println("usage: java -jar lusearch-standin.jar [options]");
+        out.println("usage: java -jar lusearch-standin.jar [options] [lusearch]");
+        out.println("       java -cp lusearch-standin.jar:<probes.jar> Harness -c probe.ProbeMux [options] [lusearch]");
         out.println("  -t, --threads N     query threads (default: available processors)");
         out.println("  -n, --iterations N  iterations; the last is timed (default 1)");
         out.println("  -s, --size S        small | default | large");
@@ -131,8 +132,8 @@ public final class Main {
         out.println("  --shared-reader     one index reader for all threads (default: one per thread, as lusearch)");
         out.println("  --seed N --docs N --vocab N --words N --queries N --batch N   override the size's corpus/work");
         out.println("  --expect HEX        fail unless the digest is HEX");
-        out.println("  -c, --callback CLS  call CLS.begin(String,int,boolean)/end(String,int,boolean) around each");
-        out.println("                      iteration (the MMTk probes' ProbeMux interface), if CLS is on the class path");
+        out.println("  -c, --callback CLS  call CLS.begin(String,boolean)/end(boolean) around each iteration and");
+        out.println("                      CLS.init()/cleanup() (MMTk probes' probe.ProbeMux interface)");
         out.println("  -v, --verbose");
     }
 
@@ -161,6 +162,8 @@ public final class Main {
                 case "-c": case "--callback": callbackClass = strArg(args, ++i, a); break;
                 case "-v": case "--verbose": verbose = true; break;
                 case "-h": case "--help": usage(System.out); System.exit(0); break;
+                // The benchmark name, as on DaCapo's command line (what running-ng passes last).
+                case "lusearch": case "lusearch-standin": break;
                 default: throw new UsageError("unknown option " + a);
             }
         }
@@ -247,6 +250,7 @@ public final class Main {
         String[] queryText = new String[nQueries()];
         for (int q = 0; q < queryText.length; q++) queryText[q] = query(corpus, q);
         Callback cb = Callback.load(callbackClass);
+        cb.init();
         String first = null;
         boolean ok = true;
         System.out.printf(Locale.ROOT, "===== %s %s starting (%d threads, %d queries in batches of %d, %s readers) =====%n",
@@ -254,11 +258,12 @@ public final class Main {
         try (Directory d = FSDirectory.open(dir)) {
             for (int it = 1; it <= iterations; it++) {
                 boolean warmup = it < iterations;
-                cb.begin(NAME, it, warmup);
+                cb.begin("lusearch", warmup);
                 long t0 = System.nanoTime();
                 String digest = runIteration(d, queryText);
                 long ms = (System.nanoTime() - t0) / 1_000_000;
-                cb.end(NAME, it, warmup);
+                cb.end(warmup);
+                if (!warmup) cb.cleanup();
                 if (first == null) first = digest;
                 boolean agree = digest.equals(first);
                 ok &= agree;
@@ -376,23 +381,33 @@ public final class Main {
         }
     }
 
-    /** Optional iteration callback (e.g. MMTk probes' {@code probe.ProbeMux}), found by reflection. */
+    /**
+     * Optional iteration callback with the interface of MMTk's probes' {@code probe.ProbeMux}
+     * (static {@code init()}, {@code begin(String benchmark, boolean warmup)},
+     * {@code end(boolean warmup)}, {@code cleanup()}), found by reflection; {@code init} and
+     * {@code cleanup} are optional.
+     */
     static final class Callback {
-        final Object target;
-        final Method begin, end;
+        final Method init, begin, end, cleanup;
 
-        Callback(Object target, Method begin, Method end) { this.target = target; this.begin = begin; this.end = end; }
-
-        static Callback load(String cls) throws Exception {
-            if (cls == null) return new Callback(null, null, null);
-            Class<?> c = Class.forName(cls);
-            Method b = c.getMethod("begin", String.class, int.class, boolean.class);
-            Method e = c.getMethod("end", String.class, int.class, boolean.class);
-            boolean isStatic = java.lang.reflect.Modifier.isStatic(b.getModifiers());
-            return new Callback(isStatic ? null : c.getDeclaredConstructor().newInstance(), b, e);
+        Callback(Method init, Method begin, Method end, Method cleanup) {
+            this.init = init; this.begin = begin; this.end = end; this.cleanup = cleanup;
         }
 
-        void begin(String bm, int it, boolean warmup) throws Exception { if (begin != null) begin.invoke(target, bm, it, warmup); }
-        void end(String bm, int it, boolean warmup) throws Exception { if (end != null) end.invoke(target, bm, it, warmup); }
+        static Callback load(String cls) throws Exception {
+            if (cls == null) return new Callback(null, null, null, null);
+            Class<?> c = Class.forName(cls);
+            return new Callback(optional(c, "init"), c.getMethod("begin", String.class, boolean.class),
+                    c.getMethod("end", boolean.class), optional(c, "cleanup"));
+        }
+
+        static Method optional(Class<?> c, String name) {
+            try { return c.getMethod(name); } catch (NoSuchMethodException e) { return null; }
+        }
+
+        void init() throws Exception { if (init != null) init.invoke(null); }
+        void begin(String bm, boolean warmup) throws Exception { if (begin != null) begin.invoke(null, bm, warmup); }
+        void end(boolean warmup) throws Exception { if (end != null) end.invoke(null, warmup); }
+        void cleanup() throws Exception { if (cleanup != null) cleanup.invoke(null); }
     }
 }
