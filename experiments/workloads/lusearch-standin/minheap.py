@@ -1,0 +1,229 @@
+#!/usr/bin/env python3
+"""Minimum heap of the lusearch stand-in on a given JDK, over mutator thread counts.
+
+    minheap.py JAVA [--threads "1 12 24 48"] [--size default] [--iterations 2]
+               [--resolution 0.25] [--timeout 180] [--label NAME] [--out DIR] [-- JVM ARGS...]
+
+The JVM runs with -Xms = -Xmx = the probed heap (a fixed MMTk heap under mmtk-openjdk), the
+extra JVM arguments after `--` (e.g. -XX:+UseThirdPartyHeap, -XX:+UseSerialGC) and this
+process's environment (e.g. MMTK_PLAN=MarkSweep, SHARDSWEEP_ACCOUNTING=block pass through).
+
+A probe passes when java exits 0 and prints the stand-in's PASSED line; it is too small when the
+output has OutOfMemoryError / "Out of memory" / "ran out of memory" (running-ng's rule) or
+HotSpot's "Too small maximum heap", or when the run is still going at the timeout (killed);
+anything else (crash, FAILED digest, no PASSED) is an error: retried once, then the thread
+count is reported as ERROR with the output's last line.
+
+Search per thread count: bracket around a guess (the previous thread count's minimum, else
+16 MiB), halving/doubling, then bisect until the bracket is `--resolution` MiB wide; the minimum
+is the smallest passing heap. Writes OUT/probes.csv (every run, with its command) and
+OUT/minheap.csv (one row per thread count), appending; prints a table.
+Only the Python standard library.
+"""
+import argparse
+import csv
+import datetime
+import os
+import re
+import shlex
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+# "Too small ... heap": HotSpot refuses heaps below its floor (~2 MiB) at start-up.
+OOM = re.compile(rb"OutOfMemoryError|Out of memory|ran out of memory|Allocation Failed|Too small (?:maximum|initial) heap")
+PASSED = re.compile(rb"^===== lusearch-standin \S+ PASSED in (\d+) msec =====$", re.M)
+DIGEST = re.compile(rb"iteration \d+ digest ([0-9a-f]{16})")
+ENV_KEYS = ("MMTK_", "SHARDSWEEP_")
+PROBE_FIELDS = ["label", "java", "jvm_args", "env", "size", "iterations", "threads", "heap_mib",
+                "attempt", "outcome", "exit_code", "wall_s", "last_iteration_ms", "digest",
+                "timestamp", "command", "detail"]
+MINHEAP_FIELDS = ["label", "java", "jvm_args", "env", "size", "iterations", "threads",
+                  "minheap_mib", "status", "probes", "resolution_mib", "digest", "timestamp", "detail"]
+
+
+def log(msg):
+    print(msg, flush=True)
+
+
+class Study:
+    def __init__(self, a):
+        self.a = a
+        self.java = a.java
+        self.jar = a.jar
+        self.env_desc = " ".join(f"{k}={v}" for k, v in sorted(os.environ.items())
+                                 if k.startswith(ENV_KEYS))
+        self.out = Path(a.out)
+        self.out.mkdir(parents=True, exist_ok=True)
+        self.nprobes = 0
+
+    def append(self, name, fields, row):
+        path = self.out / name
+        new = not path.exists()
+        with path.open("a", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=fields)
+            if new:
+                w.writeheader()
+            w.writerow(row)
+
+    def command(self, threads, heap_mib):
+        kib = int(round(heap_mib * 1024))
+        return ([self.java] + self.a.jvm_args + [f"-Xms{kib}k", f"-Xmx{kib}k", "-jar", str(self.jar),
+                "-s", self.a.size, "-n", str(self.a.iterations), "-t", str(threads),
+                "--index", str(self.a.index), "lusearch"])
+
+    def run(self, threads, heap_mib, attempt):
+        cmd = self.command(threads, heap_mib)
+        t0 = time.time()
+        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
+        timed_out = False
+        try:
+            out, _ = p.communicate(timeout=self.a.timeout)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+            os.killpg(p.pid, signal.SIGKILL)
+            out, _ = p.communicate()
+        wall = time.time() - t0
+        m = PASSED.search(out)
+        digests = sorted(set(DIGEST.findall(out)))
+        if timed_out:
+            outcome = "timeout"
+        elif OOM.search(out):
+            outcome = "oom"
+        elif p.returncode == 0 and m:
+            outcome = "pass"
+        else:
+            outcome = "error"
+        lines = [l for l in out.decode(errors="replace").splitlines() if l.strip()]
+        detail = "" if outcome == "pass" else (lines[-1][:300] if lines else "")
+        self.nprobes += 1
+        self.append("probes.csv", PROBE_FIELDS, {
+            "label": self.a.label, "java": self.java, "jvm_args": " ".join(self.a.jvm_args),
+            "env": self.env_desc, "size": self.a.size, "iterations": self.a.iterations,
+            "threads": threads, "heap_mib": f"{heap_mib:g}", "attempt": attempt, "outcome": outcome,
+            "exit_code": "" if timed_out else p.returncode, "wall_s": f"{wall:.2f}",
+            "last_iteration_ms": m.group(1).decode() if m else "",
+            "digest": " ".join(d.decode() for d in digests),
+            "timestamp": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "command": " ".join(shlex.quote(c) for c in cmd), "detail": detail})
+        sym = {"pass": "o", "oom": "x", "timeout": "t", "error": "."}[outcome]
+        print(f" {heap_mib:g}M{sym}", end="", flush=True)
+        return outcome, detail, digests
+
+    def probe(self, threads, heap_mib):
+        """True if heap_mib is enough, False if too small; raises on repeated errors."""
+        for attempt in range(2):
+            outcome, detail, digests = self.run(threads, heap_mib, attempt)
+            if outcome == "pass":
+                self.digests.update(digests)
+                return True
+            if outcome in ("oom", "timeout"):
+                return False
+        raise RuntimeError(detail)
+
+    def search(self, threads, guess):
+        res = self.a.resolution
+        q = lambda x: max(res, round(x / res) * res)
+        lo, hi = None, None  # lo: largest failing heap, hi: smallest passing heap
+        g = q(guess)
+        if self.probe(threads, g):
+            hi = g
+            while lo is None:
+                g = q(hi / 2)
+                if g >= hi:
+                    lo = 0
+                elif self.probe(threads, g):
+                    hi = g
+                else:
+                    lo = g
+        else:
+            lo = g
+            while hi is None:
+                g = q(lo * 2)
+                if g > self.a.max_heap:
+                    raise RuntimeError(f"no pass up to {self.a.max_heap} MiB")
+                if self.probe(threads, g):
+                    hi = g
+                else:
+                    lo = g
+        while hi - lo > res + 1e-9:
+            mid = q((lo + hi) / 2)
+            if mid <= lo or mid >= hi:
+                break
+            if self.probe(threads, mid):
+                hi = mid
+            else:
+                lo = mid
+        return hi
+
+    def main(self):
+        results = []
+        guess = self.a.guess
+        for t in self.a.threads:
+            self.digests = set()
+            before = self.nprobes
+            print(f"{self.a.label} -t {t}:", end="", flush=True)
+            try:
+                mh = self.search(t, guess)
+                status, detail = "ok", ""
+                guess = mh
+            except RuntimeError as e:
+                mh, status, detail = "", "ERROR", str(e)
+            print(f"  -> {mh if mh != '' else 'ERROR'} MiB", flush=True)
+            digest = " ".join(sorted(d.decode() for d in self.digests))
+            if len(self.digests) > 1:
+                status, detail = "ERROR", f"digests differ: {digest}"
+            row = {"label": self.a.label, "java": self.java, "jvm_args": " ".join(self.a.jvm_args),
+                   "env": self.env_desc, "size": self.a.size, "iterations": self.a.iterations,
+                   "threads": t, "minheap_mib": f"{mh:g}" if mh != "" else "", "status": status,
+                   "probes": self.nprobes - before, "resolution_mib": f"{self.a.resolution:g}",
+                   "digest": digest,
+                   "timestamp": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                   "detail": detail}
+            self.append("minheap.csv", MINHEAP_FIELDS, row)
+            results.append(row)
+        log(f"\nminimum heap (MiB), {self.a.label}: {self.java} {' '.join(self.a.jvm_args)} {self.env_desc}".rstrip())
+        log("threads  minheap_mib  status  probes  digest")
+        for r in results:
+            log(f"{r['threads']:>7}  {r['minheap_mib']:>11}  {r['status']:>6}  {r['probes']:>6}  {r['digest']}")
+        log(f"CSV: {self.out / 'minheap.csv'}, {self.out / 'probes.csv'}")
+        return 0 if all(r["status"] == "ok" for r in results) else 1
+
+
+def main(argv):
+    jvm_args = []
+    if "--" in argv:
+        i = argv.index("--")
+        argv, jvm_args = argv[:i], argv[i + 1:]
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("java", help="path to the java launcher of the JDK image")
+    p.add_argument("--jar", default=str(HERE / "target" / "lusearch-standin.jar"))
+    p.add_argument("--threads", default="1 12 24 48", help='e.g. "1 4"')
+    p.add_argument("--size", default="default", choices=["small", "default", "large"])
+    p.add_argument("--iterations", type=int, default=2)
+    p.add_argument("--resolution", type=float, default=0.25, help="MiB (default 0.25)")
+    p.add_argument("--guess", type=float, default=16.0, help="first heap tried, MiB")
+    p.add_argument("--max-heap", type=float, default=4096.0, help="MiB")
+    p.add_argument("--timeout", type=float, default=180.0, help="seconds; a probe still running is too small")
+    p.add_argument("--index", help="index directory (default: .build/lusearch-standin-index-SIZE under the repository)")
+    p.add_argument("--label", default="run")
+    p.add_argument("--out", help="output directory (default: .build/openjdk-standin-minheap/LABEL)")
+    a = p.parse_args(argv)
+    a.jvm_args = jvm_args
+    a.threads = [int(x) for x in a.threads.replace(",", " ").split()]
+    root = HERE.parents[2]
+    a.index = Path(a.index) if a.index else root / ".build" / f"lusearch-standin-index-{a.size}"
+    a.out = a.out or str(root / ".build" / "openjdk-standin-minheap" / a.label)
+    if not Path(a.jar).exists():
+        p.error(f"{a.jar} not found (scripts/openjdk-standin-build.sh builds it)")
+    # The index, once, outside any heap limit (same corpus for every JDK: the stand-in checks it).
+    subprocess.run([a.java, "-jar", a.jar, "-s", a.size, "--build-index", str(a.index)], check=True,
+                   stdout=subprocess.DEVNULL)
+    return Study(a).main()
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
