@@ -24,7 +24,8 @@ use crate::util::metadata::{self, MetadataSpec};
 use crate::util::object_enum::{self, ObjectEnumerator};
 use crate::util::{Address, ObjectReference};
 use crate::vm::{ObjectModel, Scanning, VMBinding};
-use shardsweep::{Heap, Madvise, Settings, Shared};
+use super::purge::DeferredPurge;
+use shardsweep::{Heap, Madvise, OsMemory, Settings, Shared};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -38,6 +39,8 @@ pub struct ShardSweepSpace<VM: VMBinding> {
     pub(super) settings: SpaceSettings,
     /// The core instance, created when the space has its final (`'static`) address.
     shared: OnceLock<&'static Shared>,
+    /// The deferred purge queue (`SHARDSWEEP_PURGE=gc`), created with `shared`.
+    purge: OnceLock<&'static DeferredPurge>,
     /// Pages charged by the core (the `PageBudget` count).
     pub(super) xcharged: AtomicUsize,
     /// Between `prepare` and `end_of_gc`: mutators are stopped, callers are GC workers.
@@ -192,6 +195,7 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
             scheduler,
             settings,
             shared: OnceLock::new(),
+            purge: OnceLock::new(),
             xcharged: AtomicUsize::new(0),
             xin_gc: AtomicBool::new(false),
             spare: Mutex::new(Vec::new()),
@@ -204,7 +208,14 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
     /// point to it for the life of the process).
     pub fn shared(&'static self) -> &'static Shared {
         self.shared.get_or_init(|| {
-            let os: &'static Madvise = Box::leak(Box::new(Madvise { advice: self.settings.advice }));
+            let madvise = Madvise { advice: self.settings.advice };
+            let os: &'static dyn OsMemory = if self.settings.purge_now {
+                Box::leak(Box::new(madvise))
+            } else {
+                let q: &'static DeferredPurge = Box::leak(Box::new(DeferredPurge::new(madvise)));
+                let _ = self.purge.set(q);
+                q
+            };
             let settings = Settings {
                 accounting: self.settings.accounting,
                 zero_cells: true,
@@ -290,6 +301,11 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
         let spare = std::mem::take(&mut *self.spare.lock().unwrap());
         for a in spare {
             self.pr.release_block(Block::from_aligned_address(a));
+        }
+        // Pages given back since the last GC and still unused go to the OS now (before any
+        // packet of this GC can sweep or allocate).
+        if let Some(q) = self.purge.get() {
+            q.purge();
         }
         // Lazy sweeping: every block must be swept before marking (the sweep reads and clears
         // the previous GC's marks). One packet per heap with unswept blocks; the prepare bucket

@@ -132,7 +132,8 @@ unsafe impl<VM: VMBinding> BlockSource for ShardSweepSpace<VM> {
     fn acquire_block(&self) -> Option<(NonNull<u8>, bool)> {
         // Every block given back went through `Block::retire`, which gave all its pages back
         // with the configured advice; fresh memory from the page resource is zero.
-        let zeroed = self.settings.advice == Advice::DontNeed;
+        // (With deferred purging a given-back block may not have been purged yet.)
+        let zeroed = self.settings.advice == Advice::DontNeed && self.settings.purge_now;
         if let Some(a) = self.spare.lock().unwrap().pop() {
             return NonNull::new(a.to_mut_ptr()).map(|p| (p, zeroed));
         }

@@ -11,14 +11,15 @@
 //! * [`region`] — the block as an MMTk `Region` (for the block page resource);
 //! * [`settings`] — runtime settings read from the environment at space creation;
 //! * `work` — GC work packets: abandoned blocks swept in parallel, lazy sweeps finished;
-//! * `check` — end-of-GC self-checks (accounting, post-GC footprint), enabled by settings.
+//! * `check` — end-of-GC self-checks (accounting, post-GC footprint), enabled by settings;
+//! * `purge` — pages given back reach the OS at the next GC if still unused (`SHARDSWEEP_PURGE`).
 //!
 //! Ownership per GC phase:
 //!
 //! | Phase          | A mutator's heap (its blocks)          | Abandoned stacks (core)             | Page resource / spare blocks |
 //! |----------------|----------------------------------------|-------------------------------------|------------------------------|
 //! | Allocation     | owner allocates, charges pages         | heaps adopt blocks lock-free        | `acquire_block` (no GC poll) |
-//! | GC - Prepare   | lazy: `FinishLazySweep` packet per heap | -                                  | spare blocks → page resource |
+//! | GC - Prepare   | lazy: `FinishLazySweep` packet per heap | -                                  | spare blocks → page resource; deferred purges madvised |
 //! | GC - Trace     | trace_object sets mark bits            | trace_object sets mark bits         | -                            |
 //! | GC - Release   | plan `Release` packet: -               | detached; `SweepAbandoned` packets  | -                            |
 //! |                | `ReleaseMutator`: `Heap::sweep` (lazy: `defer_sweep`); idle bins abandoned | receive idle bins | empty blocks returned |
@@ -31,6 +32,7 @@ pub mod global;
 mod glue;
 pub mod region;
 pub mod settings;
+mod purge;
 mod sweep;
 mod work;
 

@@ -6,6 +6,7 @@
 //! | `SHARDSWEEP_ACCOUNTING`        | `page`, `block`            | `page`     |
 //! | `SHARDSWEEP_SWEEP`             | `eager`, `lazy`            | `eager`    |
 //! | `SHARDSWEEP_ADVICE`            | `dontneed`, `free`, `keep` | `dontneed` |
+//! | `SHARDSWEEP_PURGE`             | `gc`, `now`                | `gc`       |
 //! | `SHARDSWEEP_ABANDON_IDLE`      | `1`, `0`                   | `1`        |
 //! | `SHARDSWEEP_CHECK_ACCOUNTING`  | `0`, `1`                   | `1` in debug builds, else `0` |
 //! | `SHARDSWEEP_CHECK_RECLAIM`     | `0`, `1`                   | `0`        |
@@ -43,6 +44,14 @@ fn parse_bool(s: &str) -> Result<bool, String> {
     }
 }
 
+fn parse_purge(s: &str) -> Result<bool, String> {
+    match s.trim().to_ascii_lowercase().as_str() {
+        "gc" => Ok(false),
+        "now" => Ok(true),
+        other => Err(format!("invalid purge mode {other:?}: valid values are gc, now")),
+    }
+}
+
 /// The space's settings.
 #[derive(Clone, Copy, Debug)]
 pub struct SpaceSettings {
@@ -52,6 +61,8 @@ pub struct SpaceSettings {
     pub sweep: SweepMode,
     /// How pages with no allocated cell are given back to the OS.
     pub advice: Advice,
+    /// When: at the next GC if still unused (`gc`, see `purge.rs`), or at once (`now`).
+    pub purge_now: bool,
     /// At a sweep, abandon the partly used blocks of size classes the mutator did not use since
     /// the previous GC, so other threads adopt them (no stranding).
     pub abandon_idle: bool,
@@ -77,6 +88,7 @@ impl SpaceSettings {
             accounting: read("SHARDSWEEP_ACCOUNTING", Accounting::Page, Accounting::parse),
             sweep: read("SHARDSWEEP_SWEEP", SweepMode::Eager, SweepMode::parse),
             advice: read("SHARDSWEEP_ADVICE", Advice::DontNeed, Advice::parse),
+            purge_now: read("SHARDSWEEP_PURGE", false, parse_purge),
             abandon_idle: read("SHARDSWEEP_ABANDON_IDLE", true, parse_bool),
             check_accounting: read("SHARDSWEEP_CHECK_ACCOUNTING", cfg!(debug_assertions), parse_bool),
             check_reclaim: read("SHARDSWEEP_CHECK_RECLAIM", false, parse_bool),

@@ -7,7 +7,7 @@
 #
 #   scripts/bench-policy.sh                 # N=9 invocations each; bisects stock's min heap
 #   N=5 HEAP=40 scripts/bench-policy.sh     # fixed heap (MiB), fewer invocations
-#   THREADS=8 SIZE=default SWEEP=eager ADVICE=dontneed ...  # defaults shown
+#   THREADS=8 SIZE=default SWEEP=eager ADVICE=dontneed PURGE=gc ...  # defaults shown
 #
 # Binaries: STOCK_BIN and SS_BIN, by default the ones scripts/test-policy.sh builds
 # (.build/pol-stock, .build/pol-ss64: the same mmtk copy with and without the feature).
@@ -15,7 +15,7 @@ set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 STOCK_BIN="${STOCK_BIN:-$ROOT/.build/pol-stock/release/synthvm}"
 SS_BIN="${SS_BIN:-$ROOT/.build/pol-ss64/release/synthvm}"
-N="${N:-9}"; THREADS="${THREADS:-8}"; SIZE="${SIZE:-default}"; SWEEP="${SWEEP:-eager}"; ADVICE="${ADVICE:-dontneed}"
+N="${N:-9}"; THREADS="${THREADS:-8}"; SIZE="${SIZE:-default}"; SWEEP="${SWEEP:-eager}"; ADVICE="${ADVICE:-dontneed}"; PURGE="${PURGE:-gc}"
 WORKLOAD="${WORKLOAD:-lusearch}"
 for b in "$STOCK_BIN" "$SS_BIN"; do
     [ -x "$b" ] || { echo "bench-policy: $b missing; run scripts/test-policy.sh (it builds both)" >&2; exit 1; }
@@ -37,7 +37,7 @@ one() { # one VARIANT -> "total mutator gc gcs peak_used_pages cpu_s"
     if [ "$v" = stock ]; then
         { time "$tmp/stock" --plan MarkSweep -t "$THREADS" --size "$SIZE" --heap "$HEAP" "$WORKLOAD" >"$tmp/out" 2>&1; } 2>"$tmp/time"
     else
-        { time env SHARDSWEEP_ACCOUNTING=page SHARDSWEEP_SWEEP="$SWEEP" SHARDSWEEP_ADVICE="$ADVICE" "$tmp/ss64" --plan MarkSweep -t "$THREADS" --size "$SIZE" --heap "$HEAP" "$WORKLOAD" >"$tmp/out" 2>&1; } 2>"$tmp/time"
+        { time env SHARDSWEEP_ACCOUNTING=page SHARDSWEEP_SWEEP="$SWEEP" SHARDSWEEP_ADVICE="$ADVICE" SHARDSWEEP_PURGE="$PURGE" "$tmp/ss64" --plan MarkSweep -t "$THREADS" --size "$SIZE" --heap "$HEAP" "$WORKLOAD" >"$tmp/out" 2>&1; } 2>"$tmp/time"
     fi
     out=$(cat "$tmp/out")
     cpu=$(awk '{printf "%.2f", $1 + $2}' "$tmp/time")
@@ -69,7 +69,7 @@ echo "|---|---|---|---|---|---|---|---|"
 for v in stock ss64; do
     ok=$(grep -v FAILED <<<"${raw[$v]}" | grep -v '^$')
     nf=$(grep -c FAILED <<<"${raw[$v]}")
-    row="| $( [ $v = stock ] && echo "stock MarkSweep" || echo "shardsweep 64 KiB page ($SWEEP, $ADVICE)" ) |"
+    row="| $( [ $v = stock ] && echo "stock MarkSweep" || echo "shardsweep 64 KiB page ($SWEEP, $ADVICE, purge $PURGE)" ) |"
     for c in 1 2 3 4 5 6; do row+=" $(awk -v c=$c '{print $c}' <<<"$ok" | median) |"; done
     echo "$row $nf |"
 done

@@ -35,8 +35,12 @@ done
 if [ $FULL = 1 ]; then BLOCKS="4 16 64 256"; THREADS="1 8 48"; else BLOCKS="4 64"; THREADS="1 8"; fi
 ACCOUNTING="page block"
 WORKLOADS="${WORKLOADS:-lusearch gcbench fragger}"
-HEAP="${HEAP:-}"   # MiB; default 16 up to 8 threads (several GCs per run), 48 above
-heap_for() { if [ -n "$HEAP" ]; then echo "$HEAP"; elif [ "$1" -le 8 ]; then echo 16; else echo 48; fi; }
+HEAP="${HEAP:-}"   # MiB; default: 16 up to 8 threads (several GCs per run), 48 above; doubled
+                   # for 256 KiB blocks (whole-block charging of 63 blocks fills 16 MiB: a true OOM)
+heap_for() { # heap_for THREADS [BLOCK_KIB]
+    if [ -n "$HEAP" ]; then echo "$HEAP"; return; fi
+    local h=16; [ "$1" -gt 8 ] && h=48; [ "${2:-64}" -ge 256 ] && h=$((h * 2)); echo $h
+}
 T0=$(date +%s)
 
 # The overlay, refreshed file by file (cargo fingerprints path dependencies by mtime, and
@@ -124,7 +128,7 @@ for kib in $BLOCKS; do
         for t in $THREADS; do
             for w in $WORKLOADS; do
                 SHARDSWEEP_ACCOUNTING=$acc run "ss${kib}k $acc t$t $w" \
-                    "$bin" --plan MarkSweep -t "$t" --size small --verify --heap "$(heap_for "$t")" "$w"
+                    "$bin" --plan MarkSweep -t "$t" --size small --verify --heap "$(heap_for "$t" "$kib")" "$w"
             done
         done
     done
@@ -135,7 +139,7 @@ for acc in $ACCOUNTING; do
     for t in $THREADS; do
         for w in $WORKLOADS; do
             SHARDSWEEP_SWEEP=lazy SHARDSWEEP_ACCOUNTING=$acc run "ss64k lazy $acc t$t $w" \
-                "$SS64" --plan MarkSweep -t "$t" --size small --verify --heap 16 "$w"
+                "$SS64" --plan MarkSweep -t "$t" --size small --verify --heap "$(heap_for "$t")" "$w"
         done
     done
 done
@@ -143,6 +147,13 @@ SAN="$ROOT/.build/pol-ss$SANITY_KIB/release/synthvm"
 for sw in eager lazy; do
     MMTK_STRESS_FACTOR=2097152 SHARDSWEEP_SWEEP=$sw run "ss${SANITY_KIB}k sanity stress $sw t8 lusearch" \
         "$SAN" --plan MarkSweep -t 8 --size small --verify --heap 16 lusearch
+done
+
+echo "== purging pages at once, other advice"
+SHARDSWEEP_PURGE=now run "ss64k purge=now t8 lusearch" "$SS64" --plan MarkSweep -t 8 --size small --verify --heap 16 lusearch
+SHARDSWEEP_PURGE=now SHARDSWEEP_SWEEP=lazy run "ss64k purge=now lazy t8 gcbench" "$SS64" --plan MarkSweep -t 8 --size small --verify --heap 16 gcbench
+for adv in free keep; do
+    SHARDSWEEP_ADVICE=$adv run "ss64k advice=$adv t8 fragger" "$SS64" --plan MarkSweep -t 8 --size small --verify --heap 16 fragger
 done
 
 echo "== no abandonment of idle size classes"
@@ -190,7 +201,7 @@ if [ $rc = 3 ] && grep -qi "out of memory" <<<"$out"; then ok "lazy: OOM at 2 Mi
 
 echo "== invalid settings are refused clearly"
 for kv in "SHARDSWEEP_ACCOUNTING=bogus:valid values are page, block" "SHARDSWEEP_SWEEP=bogus:valid values are eager, lazy" \
-          "SHARDSWEEP_ABANDON_IDLE=maybe:valid values are 0, 1" "SHARDSWEEP_CHECK_RECLAIM=2:valid values are 0, 1"; do
+          "SHARDSWEEP_ABANDON_IDLE=maybe:valid values are 0, 1" "SHARDSWEEP_PURGE=later:valid values are gc, now" "SHARDSWEEP_CHECK_RECLAIM=2:valid values are 0, 1"; do
     var=${kv%%:*}; msg=${kv#*:}
     out=$(env "$var" timeout 60 "$SS64" --plan MarkSweep lusearch 2>&1)
     if grep -q "$msg" <<<"$out"; then ok "invalid ${var%%=*}"; else bad "invalid ${var%%=*}" "$out"; fi
