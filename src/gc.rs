@@ -67,14 +67,7 @@ impl Shared {
             stats.blocks += 1;
             // SAFETY: the batch owned the block exclusively.
             unsafe {
-                (*b).collect();
-                match (*b).sweep(
-                    is_live,
-                    self.settings.zero_cells,
-                    self.settings.accounting,
-                    self.budget,
-                    self.os,
-                ) {
+                match self.sweep_block(b, is_live) {
                     SweepResult::Empty => {
                         stats.released += 1;
                         self.release_block(b);
@@ -129,7 +122,8 @@ impl Block {
             if listed[i / 64] & (1 << (i % 64)) != 0 {
                 continue;
             }
-            let p = (crate::config::HEADER_BYTES + i * self.cell_size()) >> crate::config::LOG_PAGE_BYTES;
+            let p = (crate::config::HEADER_BYTES + i * self.cell_size())
+                >> crate::config::LOG_PAGE_BYTES;
             if self.extended.contains(p) {
                 pages = pages.union(PageMask::page(p));
             }

@@ -493,7 +493,12 @@ impl Heap {
 
     /// Number of blocks this heap owns (queued and full).
     pub fn owned_blocks(&self) -> usize {
-        self.queues.iter().chain(self.unswept.iter()).map(|q| q.len).sum::<usize>() + self.full.len
+        self.queues
+            .iter()
+            .chain(self.unswept.iter())
+            .map(|q| q.len)
+            .sum::<usize>()
+            + self.full.len
     }
 
     /// Every block this heap owns.
@@ -516,21 +521,8 @@ impl Heap {
         );
         self.drain_delayed();
         let shared = self.shared;
-        let s = shared.settings;
         let mut stats = SweepStats::default();
-        let mut idle = [false; BIN_COUNT];
-        for (bin, idle) in idle.iter_mut().enumerate().skip(1) {
-            let first = self.queues[bin].first;
-            // SAFETY: queued blocks are live and owned.
-            let free_now = if first.is_null() {
-                ptr::null_mut()
-            } else {
-                unsafe { (*first).free }
-            };
-            *idle = s.abandon_idle_bins
-                && self.slow_bins & (1 << bin) == 0
-                && free_now == self.free_at_sweep[bin];
-        }
+        let idle = self.idle_bins();
         // Detach every list, then walk them (no allocation: this may run inside the global
         // allocator of a standalone build).
         let mut detached = [Queue::EMPTY; BIN_COUNT + 1];
@@ -547,14 +539,7 @@ impl Heap {
                 stats.blocks += 1;
                 // SAFETY: we have exclusive access to the heap and its blocks.
                 unsafe {
-                    (*b).collect();
-                    let r = (*b).sweep(
-                        is_live,
-                        s.zero_cells,
-                        s.accounting,
-                        shared.budget,
-                        shared.os,
-                    );
+                    let r = shared.sweep_block(b, is_live);
                     stats.live_cells += (*b).used();
                     let bin = (*b).bin();
                     match r {
@@ -592,6 +577,26 @@ impl Heap {
             };
         }
         stats
+    }
+
+    /// The bins to abandon at this sweep: with `abandon_idle_bins`, those whose slow path did not
+    /// run and whose current block's free list did not move since the previous sweep.
+    pub(crate) fn idle_bins(&self) -> [bool; BIN_COUNT] {
+        let mut idle = [false; BIN_COUNT];
+        if !self.shared.settings.abandon_idle_bins {
+            return idle;
+        }
+        for (bin, idle) in idle.iter_mut().enumerate().skip(1) {
+            let first = self.queues[bin].first;
+            // SAFETY: queued blocks are live and owned.
+            let free_now = if first.is_null() {
+                ptr::null_mut()
+            } else {
+                unsafe { (*first).free }
+            };
+            *idle = self.slow_bins & (1 << bin) == 0 && free_now == self.free_at_sweep[bin];
+        }
+        idle
     }
 
     /// Gives up every block: empty ones to the source, the rest to the abandoned stacks (a

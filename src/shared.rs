@@ -75,6 +75,23 @@ impl Shared {
         self.budget
     }
 
+    /// Sweeps one block with this instance's settings (after collecting its remote frees).
+    ///
+    /// # Safety
+    /// The caller owns `b` exclusively (stop-the-world, or its owner thread).
+    pub(crate) unsafe fn sweep_block(
+        &self,
+        b: *mut Block,
+        is_live: &mut dyn FnMut(*mut u8) -> bool,
+    ) -> SweepResult {
+        let s = self.settings;
+        // SAFETY: per the contract.
+        unsafe {
+            (*b).collect();
+            (*b).sweep(is_live, s.zero_cells, s.accounting, self.budget, self.os)
+        }
+    }
+
     /// Takes a fresh block from the source for `bin` and initialises it (charging page 0, or
     /// the whole block). `None` if the source is exhausted or the budget vetoes.
     pub(crate) fn fresh_block(&self, bin: usize) -> Option<*mut Block> {
@@ -161,14 +178,7 @@ impl Shared {
             for b in blocks.into_iter().rev() {
                 // SAFETY: the world is stopped and the block was popped: we own it.
                 unsafe {
-                    (*b).collect();
-                    match (*b).sweep(
-                        is_live,
-                        self.settings.zero_cells,
-                        self.settings.accounting,
-                        self.budget,
-                        self.os,
-                    ) {
+                    match self.sweep_block(b, is_live) {
                         SweepResult::Empty => self.release_block(b),
                         _ => self.abandoned[bin].push(b),
                     }

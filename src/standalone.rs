@@ -62,7 +62,11 @@ impl ArenaSource {
     #[cold]
     fn reserve(&self) -> usize {
         // Acquire on failure: if someone else published, we read their base and size.
-        if self.xbase.compare_exchange(0, RESERVING, Ordering::Relaxed, Ordering::Acquire).is_ok() {
+        if self
+            .xbase
+            .compare_exchange(0, RESERVING, Ordering::Relaxed, Ordering::Acquire)
+            .is_ok()
+        {
             // Reserve the configured size, halving on failure down to 1 GiB: constrained address
             // spaces (valgrind, ulimit -v) refuse very large reservations.
             let mut bytes = self.bytes;
@@ -71,7 +75,10 @@ impl ArenaSource {
                 bytes /= 2;
                 p = map_aligned(bytes, BLOCK_BYTES) as usize;
             }
-            assert!(p != 0, "shardsweep: cannot reserve {bytes} bytes of address space");
+            assert!(
+                p != 0,
+                "shardsweep: cannot reserve {bytes} bytes of address space"
+            );
             // Relaxed: published by the Release store of the base just below.
             self.xreserved.store(bytes, Ordering::Relaxed);
             // Release: the size (and the mapping) happen-before any Acquire load of the base.
@@ -214,7 +221,10 @@ impl Standalone {
             // SAFETY: forwarded contract.
             return unsafe { Self::dealloc_other(p, layout) };
         }
-        debug_assert!(ARENA.contains(p), "shardsweep: free of {p:?}: not allocated by shardsweep (foreign pointer)");
+        debug_assert!(
+            ARENA.contains(p),
+            "shardsweep: free of {p:?}: not allocated by shardsweep (foreign pointer)"
+        );
         // SAFETY: `p` is a cell of a live arena block (contract).
         let done = with_heap(|h| unsafe { h.free(p) });
         if done.is_none() {
@@ -231,7 +241,10 @@ impl Standalone {
     #[cold]
     unsafe fn dealloc_other(p: *mut u8, layout: Layout) {
         if bin_for_aligned(layout.size(), layout.align()).is_none() {
-            debug_assert!(!ARENA.contains(p), "shardsweep: large free of {p:?} inside the arena");
+            debug_assert!(
+                !ARENA.contains(p),
+                "shardsweep: large free of {p:?} inside the arena"
+            );
             // SAFETY: large allocations are whole mappings of this size (contract).
             unsafe { unmap(p, Self::large_bytes(layout)) };
             return;

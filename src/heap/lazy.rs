@@ -51,20 +51,7 @@ impl Heap {
             "shardsweep: the previous lazy sweep was not finished before this GC"
         );
         self.drain_delayed();
-        let s = self.shared.settings;
-        let mut idle = [false; BIN_COUNT];
-        for (bin, idle) in idle.iter_mut().enumerate().skip(1) {
-            let first = self.queues[bin].first;
-            // SAFETY: queued blocks are live and owned.
-            let free_now = if first.is_null() {
-                ptr::null_mut()
-            } else {
-                unsafe { (*first).free }
-            };
-            *idle = s.abandon_idle_bins
-                && self.slow_bins & (1 << bin) == 0
-                && free_now == self.free_at_sweep[bin];
-        }
+        let idle = self.idle_bins();
         // Full blocks rejoin their bin: a bin's blocks are then all in one list.
         let mut full = std::mem::replace(&mut self.full, Queue::EMPTY);
         loop {
@@ -165,12 +152,10 @@ impl Heap {
         stats: &mut SweepStats,
     ) {
         let shared = self.shared;
-        let s = shared.settings;
         stats.blocks += 1;
         // SAFETY: per the contract.
         unsafe {
-            (*b).collect();
-            let r = (*b).sweep(is_live, s.zero_cells, s.accounting, shared.budget, shared.os);
+            let r = shared.sweep_block(b, is_live);
             stats.live_cells += (*b).used();
             let bin = (*b).bin();
             match r {
