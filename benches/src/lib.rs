@@ -75,7 +75,8 @@ pub fn producer_consumer(a: &'static (dyn GlobalAlloc + Sync), pairs: usize, per
                 let p = unsafe { a.alloc(Layout::from_size_align(s, 8).unwrap()) };
                 batch.push((p as usize, s));
                 if batch.len() == 256 {
-                    tx.send(std::mem::replace(&mut batch, Vec::with_capacity(256))).unwrap();
+                    tx.send(std::mem::replace(&mut batch, Vec::with_capacity(256)))
+                        .unwrap();
                 }
             }
             tx.send(batch).unwrap();
@@ -96,7 +97,13 @@ pub fn producer_consumer(a: &'static (dyn GlobalAlloc + Sync), pairs: usize, per
 
 /// larson-like: each thread keeps an array of slots; each step frees a random slot and refills
 /// it; every round, threads hand their arrays to the next thread (so frees are often remote).
-pub fn larson(a: &'static (dyn GlobalAlloc + Sync), threads: usize, slots: usize, rounds: usize, steps: usize) {
+pub fn larson(
+    a: &'static (dyn GlobalAlloc + Sync),
+    threads: usize,
+    slots: usize,
+    rounds: usize,
+    steps: usize,
+) {
     let mut arrays: Vec<Vec<(usize, usize)>> = (0..threads)
         .map(|t| {
             let mut seed = 77 + t as u64;
@@ -104,7 +111,10 @@ pub fn larson(a: &'static (dyn GlobalAlloc + Sync), threads: usize, slots: usize
                 .map(|_| {
                     let s = size_of_draw(xorshift(&mut seed));
                     // SAFETY: non-zero size.
-                    (unsafe { a.alloc(Layout::from_size_align(s, 8).unwrap()) } as usize, s)
+                    (
+                        unsafe { a.alloc(Layout::from_size_align(s, 8).unwrap()) } as usize,
+                        s,
+                    )
                 })
                 .collect()
         })
@@ -124,7 +134,10 @@ pub fn larson(a: &'static (dyn GlobalAlloc + Sync), threads: usize, slots: usize
                         unsafe { a.dealloc(p as *mut u8, Layout::from_size_align(s, 8).unwrap()) };
                         let s = size_of_draw(x);
                         // SAFETY: non-zero size.
-                        arr[k] = (unsafe { a.alloc(Layout::from_size_align(s, 8).unwrap()) } as usize, s);
+                        arr[k] = (
+                            unsafe { a.alloc(Layout::from_size_align(s, 8).unwrap()) } as usize,
+                            s,
+                        );
                     }
                     arr
                 })

@@ -8,9 +8,15 @@ use std::alloc::Layout;
 use std::time::Instant;
 
 fn main() {
-    let ops: usize = std::env::args().nth(1).and_then(|s| s.parse().ok()).unwrap_or(1_000_000);
+    let ops: usize = std::env::args()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1_000_000);
     let rounds = 3;
-    let mut all: Vec<(&str, Vec<u64>)> = contenders().into_iter().map(|(n, _)| (n, Vec::new())).collect();
+    let mut all: Vec<(&str, Vec<u64>)> = contenders()
+        .into_iter()
+        .map(|(n, _)| (n, Vec::new()))
+        .collect();
     for _ in 0..rounds {
         for (i, (_, a)) in contenders().into_iter().enumerate() {
             let mut seed = 0xABCDEFu64;
@@ -43,10 +49,20 @@ fn main() {
             all[i].1.extend(lat);
         }
     }
-    println!("{:<12} {:>8} {:>8} {:>8} {:>10}   (ns per allocation, {} allocations x {rounds} rounds)", "allocator", "p50", "p99", "p99.9", "max", ops);
+    println!(
+        "{:<12} {:>8} {:>8} {:>8} {:>10}   (ns per allocation, {} allocations x {rounds} rounds)",
+        "allocator", "p50", "p99", "p99.9", "max", ops
+    );
     for (name, mut v) in all {
         v.sort_unstable();
         let q = |f: f64| v[((v.len() as f64 * f) as usize).min(v.len() - 1)];
-        println!("{:<12} {:>8} {:>8} {:>8} {:>10}", name, q(0.50), q(0.99), q(0.999), v[v.len() - 1]);
+        println!(
+            "{:<12} {:>8} {:>8} {:>8} {:>10}",
+            name,
+            q(0.50),
+            q(0.99),
+            q(0.999),
+            v[v.len() - 1]
+        );
     }
 }
