@@ -26,11 +26,27 @@ unsafe impl BlockSource for Source {
 fn run(accounting: Accounting, threads: usize) -> (usize, usize) {
     let source: &'static Source = Box::leak(Box::new(Source(Mutex::new(Vec::new()))));
     let budget: &'static CountingBudget = Box::leak(Box::new(CountingBudget::unlimited()));
-    let os: &'static Madvise = Box::leak(Box::new(Madvise { advice: Advice::Keep }));
-    let shared = Shared::new(source, budget, os, Settings { accounting, zero_cells: true, abandon_idle_bins: true }).leak();
+    let os: &'static Madvise = Box::leak(Box::new(Madvise {
+        advice: Advice::Keep,
+    }));
+    let shared = Shared::new(
+        source,
+        budget,
+        os,
+        Settings {
+            accounting,
+            zero_cells: true,
+            abandon_idle_bins: true,
+            abandon_all_partial: false,
+        },
+    )
+    .leak();
     let mut heaps: Vec<Box<Heap>> = (0..threads).map(|_| Heap::new_boxed(shared)).collect();
     let mut live = std::collections::HashSet::new();
-    let sizes: Vec<usize> = (1..=MAX_BIN).map(bin_bytes).filter(|&s| s <= 2048).collect();
+    let sizes: Vec<usize> = (1..=MAX_BIN)
+        .map(bin_bytes)
+        .filter(|&s| s <= 2048)
+        .collect();
     for (t, h) in heaps.iter_mut().enumerate() {
         for (k, &s) in sizes.iter().enumerate() {
             for i in 0..24 {
@@ -49,10 +65,20 @@ fn run(accounting: Accounting, threads: usize) -> (usize, usize) {
 }
 
 fn main() {
-    println!("block size {} KiB; {} threads x {} size classes, 24 cells each, 1 in 12 survives a sweep", BLOCK_BYTES >> 10, 8, (1..=MAX_BIN).filter(|&b| bin_bytes(b) <= 2048).count());
+    println!(
+        "block size {} KiB; {} threads x {} size classes, 24 cells each, 1 in 12 survives a sweep",
+        BLOCK_BYTES >> 10,
+        8,
+        (1..=MAX_BIN).filter(|&b| bin_bytes(b) <= 2048).count()
+    );
     println!("{:<8} {:>14} {:>14}", "mode", "before (KiB)", "after (KiB)");
     for (name, a) in [("page", Accounting::Page), ("block", Accounting::Block)] {
         let (b, after) = run(a, 8);
-        println!("{:<8} {:>14} {:>14}", name, b * PAGE_BYTES / 1024, after * PAGE_BYTES / 1024);
+        println!(
+            "{:<8} {:>14} {:>14}",
+            name,
+            b * PAGE_BYTES / 1024,
+            after * PAGE_BYTES / 1024
+        );
     }
 }

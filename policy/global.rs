@@ -220,6 +220,7 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
                 accounting: self.settings.accounting,
                 zero_cells: true,
                 abandon_idle_bins: self.settings.abandon_idle,
+                abandon_all_partial: self.settings.abandon_all,
             };
             Shared::new(self, self, os, settings).leak()
         })

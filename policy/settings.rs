@@ -8,6 +8,7 @@
 //! | `SHARDSWEEP_ADVICE`            | `dontneed`, `free`, `keep` | `dontneed` |
 //! | `SHARDSWEEP_PURGE`             | `gc`, `now`                | `gc`       |
 //! | `SHARDSWEEP_ABANDON_IDLE`      | `1`, `0`                   | `1`        |
+//! | `SHARDSWEEP_ABANDON_ALL`       | `0`, `1`                   | `0`        |
 //! | `SHARDSWEEP_CHECK_ACCOUNTING`  | `0`, `1`                   | `1` in debug builds, else `0` |
 //! | `SHARDSWEEP_CHECK_RECLAIM`     | `0`, `1`                   | `0`        |
 //!
@@ -66,6 +67,8 @@ pub struct SpaceSettings {
     /// At a sweep, abandon the partly used blocks of size classes the mutator did not use since
     /// the previous GC, so other threads adopt them (no stranding).
     pub abandon_idle: bool,
+    /// Abandon every partly used block at each sweep (`SHARDSWEEP_ABANDON_ALL`).
+    pub abandon_all: bool,
     /// At the end of every GC, check that the space's used pages are the core's charged pages
     /// plus side metadata, and that the charge is the sum over every block (walked).
     pub check_accounting: bool,
@@ -90,6 +93,7 @@ impl SpaceSettings {
             advice: read("SHARDSWEEP_ADVICE", Advice::DontNeed, Advice::parse),
             purge_now: read("SHARDSWEEP_PURGE", false, parse_purge),
             abandon_idle: read("SHARDSWEEP_ABANDON_IDLE", true, parse_bool),
+            abandon_all: read("SHARDSWEEP_ABANDON_ALL", false, parse_bool),
             check_accounting: read("SHARDSWEEP_CHECK_ACCOUNTING", cfg!(debug_assertions), parse_bool),
             check_reclaim: read("SHARDSWEEP_CHECK_RECLAIM", false, parse_bool),
         };

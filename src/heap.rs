@@ -579,10 +579,15 @@ impl Heap {
         stats
     }
 
-    /// The bins to abandon at this sweep: with `abandon_idle_bins`, those whose slow path did not
-    /// run and whose current block's free list did not move since the previous sweep.
+    /// The bins to abandon at this sweep: every bin with `abandon_all_partial`; with
+    /// `abandon_idle_bins`, those whose slow path did not run and whose current block's free
+    /// list did not move since the previous sweep.
     pub(crate) fn idle_bins(&self) -> [bool; BIN_COUNT] {
         let mut idle = [false; BIN_COUNT];
+        if self.shared.settings.abandon_all_partial {
+            idle[1..].fill(true);
+            return idle;
+        }
         if !self.shared.settings.abandon_idle_bins {
             return idle;
         }

@@ -21,6 +21,10 @@ pub struct Settings {
     /// Bins of a heap that saw no allocation since the previous sweep are abandoned to the
     /// global stacks at the sweep, so other threads can use their free cells (no stranding).
     pub abandon_idle_bins: bool,
+    /// Every partly used block is abandoned at a sweep, whatever its bin's activity (as MMTk's
+    /// stock MarkSweep gives every block list back at each GC): the most sharing, the least
+    /// stranding, at the price of re-adopting blocks after every GC.
+    pub abandon_all_partial: bool,
 }
 
 impl Default for Settings {
@@ -29,6 +33,7 @@ impl Default for Settings {
             accounting: Accounting::Page,
             zero_cells: false,
             abandon_idle_bins: true,
+            abandon_all_partial: false,
         }
     }
 }

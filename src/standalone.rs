@@ -140,6 +140,7 @@ static SHARED: Shared = Shared::new(
         accounting: Accounting::Page,
         zero_cells: false,
         abandon_idle_bins: false,
+        abandon_all_partial: false,
     },
 );
 

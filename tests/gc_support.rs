@@ -15,7 +15,11 @@ static LIVE: Mutex<Option<HashSet<usize>>> = Mutex::new(None);
 static SERIAL: Mutex<()> = Mutex::new(());
 
 fn oracle(p: *mut u8) -> bool {
-    LIVE.lock().unwrap().as_ref().unwrap().contains(&(p as usize))
+    LIVE.lock()
+        .unwrap()
+        .as_ref()
+        .unwrap()
+        .contains(&(p as usize))
 }
 
 fn set_live(cells: &[usize]) {
@@ -27,6 +31,7 @@ fn gc_settings() -> Settings {
         accounting: Accounting::Page,
         zero_cells: true,
         abandon_idle_bins: false,
+        abandon_all_partial: false,
     }
 }
 
@@ -50,17 +55,31 @@ fn lazy_sweep_defers_until_the_bin_is_used() {
     let mut heap = Heap::new_boxed(fx.shared);
     // Two bins, a few blocks' worth each.
     let small: Vec<usize> = (0..3000).map(|_| heap.alloc(16) as usize).collect();
-    let big: Vec<usize> = (0..300).map(|_| heap.alloc(512.min(MAX_SMALL_BYTES)) as usize).collect();
+    let big: Vec<usize> = (0..300)
+        .map(|_| heap.alloc(512.min(MAX_SMALL_BYTES)) as usize)
+        .collect();
     // Keep every 100th cell.
-    let live: Vec<usize> = small.iter().chain(big.iter()).step_by(100).copied().collect();
+    let live: Vec<usize> = small
+        .iter()
+        .chain(big.iter())
+        .step_by(100)
+        .copied()
+        .collect();
     set_live(&live);
     let before = fx.budget.charged();
     let stats = heap.defer_sweep(oracle);
-    assert_eq!(stats.blocks, 0, "no idle-bin abandonment: nothing swept at the GC");
+    assert_eq!(
+        stats.blocks, 0,
+        "no idle-bin abandonment: nothing swept at the GC"
+    );
     assert!(heap.has_unswept());
     let pending = heap.unswept_blocks();
     assert_eq!(pending, heap.owned_blocks());
-    assert_eq!(fx.budget.charged(), before, "nothing given back before the owner sweeps");
+    assert_eq!(
+        fx.budget.charged(),
+        before,
+        "nothing given back before the owner sweeps"
+    );
     assert_eq!(charged_by_walk(&[&heap], fx.shared), fx.budget.charged());
     // Allocating 16 bytes sweeps the 16-byte bin only; the new cell is a dead one, never a
     // live one, and reads as zero.
@@ -81,7 +100,10 @@ fn lazy_sweep_defers_until_the_bin_is_used() {
     assert!(s.blocks > 0);
     assert!(!heap.has_unswept());
     assert!(heap.is_valid());
-    assert!(fx.budget.charged() < before, "pages of dead cells were given back");
+    assert!(
+        fx.budget.charged() < before,
+        "pages of dead cells were given back"
+    );
     assert_eq!(charged_by_walk(&[&heap], fx.shared), fx.budget.charged());
     let mut seen = HashSet::new();
     for _ in 0..5000 {
@@ -107,7 +129,8 @@ fn lazy_sweep_of_a_heap_torn_down_before_use() {
     heap.abandon_all();
     assert_eq!(heap.owned_blocks(), 0);
     let mut abandoned_used = 0;
-    fx.shared.for_each_abandoned(&mut |b| abandoned_used += b.used());
+    fx.shared
+        .for_each_abandoned(&mut |b| abandoned_used += b.used());
     assert_eq!(abandoned_used, 10);
     assert_eq!(charged_by_walk(&[], fx.shared), fx.budget.charged());
 }
@@ -117,6 +140,7 @@ fn idle_bins_are_swept_and_abandoned_at_a_lazy_gc() {
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let settings = Settings {
         abandon_idle_bins: true,
+        abandon_all_partial: false,
         ..gc_settings()
     };
     let fx = fixture(settings, 1000, usize::MAX);
@@ -131,7 +155,10 @@ fn idle_bins_are_swept_and_abandoned_at_a_lazy_gc() {
         heap.alloc(32);
     }
     let s = heap.defer_sweep(oracle);
-    assert!(s.abandoned > 0, "the idle bin's partly used blocks are abandoned, swept");
+    assert!(
+        s.abandoned > 0,
+        "the idle bin's partly used blocks are abandoned, swept"
+    );
     assert!(heap.has_unswept(), "the active bin waits for its owner");
     let mut n = 0;
     fx.shared.for_each_abandoned(&mut |_| n += 1);
@@ -147,7 +174,10 @@ fn abandoned_batches_are_swept_once_on_other_threads() {
     // Three threads' heaps abandon partly used blocks of several bins.
     for t in 0..3 {
         let mut heap = Heap::new_boxed(fx.shared);
-        for (k, size) in [16usize, 24, 128, 1000.min(MAX_SMALL_BYTES)].iter().enumerate() {
+        for (k, size) in [16usize, 24, 128, 1000.min(MAX_SMALL_BYTES)]
+            .iter()
+            .enumerate()
+        {
             for i in 0..1500 {
                 let p = heap.alloc(*size) as usize;
                 if (i + t + k) % 97 == 0 {
@@ -184,7 +214,9 @@ fn abandoned_batches_are_swept_once_on_other_threads() {
     std::thread::scope(|s| {
         for _ in 0..4 {
             s.spawn(|| loop {
-                let Some(b) = batches.lock().unwrap().pop() else { break };
+                let Some(b) = batches.lock().unwrap().pop() else {
+                    break;
+                };
                 let st = fx.shared.sweep_batch(b, &mut |p| {
                     swept.lock().unwrap().push(p as usize);
                     live_ref.contains(&(p as usize))
@@ -194,14 +226,21 @@ fn abandoned_batches_are_swept_once_on_other_threads() {
         }
         s.spawn(|| {
             let mut heap = Heap::new_boxed(fx.shared);
-            let keep: Vec<usize> = (0..500).map(|_| heap.alloc(40) as usize).step_by(7).collect();
+            let keep: Vec<usize> = (0..500)
+                .map(|_| heap.alloc(40) as usize)
+                .step_by(7)
+                .collect();
             heap.sweep(&mut |p| keep.contains(&(p as usize)));
             heap.abandon_all();
         });
     });
     let swept = swept.into_inner().unwrap();
     let uniq: HashSet<usize> = swept.iter().copied().collect();
-    assert_eq!(uniq.len(), swept.len(), "a cell was asked about twice: a block was swept twice");
+    assert_eq!(
+        uniq.len(),
+        swept.len(),
+        "a cell was asked about twice: a block was swept twice"
+    );
     let mut used = 0;
     fx.shared.for_each_abandoned(&mut |b| {
         used += b.used();

@@ -89,6 +89,7 @@ fn run(ops: Vec<Op>, accounting: Accounting) {
             accounting,
             zero_cells: true,
             abandon_idle_bins: false,
+            abandon_all_partial: false,
         },
         4096,
         usize::MAX,
