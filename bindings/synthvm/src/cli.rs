@@ -23,6 +23,8 @@ options:
       --verify           also walk and check the whole reachable heap after every GC
       --workload-file F  description file for the custom workload
       --histogram        print the allocation size histogram (on stderr) at the end
+      --final-gc         after the last iteration force a full GC and report the used and
+                         the live bytes after it (JSON final_gc_* fields)
   -h, --help             this help
 
 environment: MMTK_PLAN, MMTK_THREADS (GC threads), MMTK_GC_TRIGGER and the other MMTK_*
@@ -42,6 +44,7 @@ pub struct Options {
     pub verify: bool,
     pub workload_file: Option<String>,
     pub histogram: bool,
+    pub final_gc: bool,
 }
 
 pub enum Parsed {
@@ -109,6 +112,7 @@ pub fn parse(args: &[String]) -> Result<Parsed, String> {
         verify: false,
         workload_file: None,
         histogram: false,
+        final_gc: false,
     };
     let mut plan: Option<PlanSelector> = None;
     let mut workload: Option<String> = None;
@@ -180,6 +184,7 @@ pub fn parse(args: &[String]) -> Result<Parsed, String> {
             }
             "--verify" => o.verify = true,
             "--histogram" => o.histogram = true,
+            "--final-gc" => o.final_gc = true,
             "--workload-file" => o.workload_file = Some(v.to_string()),
             _ if name.starts_with("-Xmx") => {
                 let s = &name[4..];
@@ -271,6 +276,9 @@ mod tests {
         assert!(parse(&args(&["dacapo"])).is_err());
         let o = ok(&["-t", "48", "-n", "3", "--seed", "9", "--size", "large", "--verify", "fragger"]);
         assert_eq!((o.threads, o.iterations, o.seed, o.size, o.verify), (Some(48), 3, 9, Size::Large, true));
+        assert!(!o.final_gc);
+        assert!(ok(&["--final-gc", "gcbench"]).final_gc);
+        assert!(parse(&args(&["--final-gc=1", "gcbench"])).is_err());
         let o = ok(&["x/y.wl"]);
         assert_eq!((o.workload.as_str(), o.workload_file.as_deref()), ("custom", Some("x/y.wl")));
     }

@@ -126,6 +126,7 @@ pub fn run_main() -> ! {
         heap_bytes: o.heap_bytes,
         verify_after_gc: o.verify,
         histogram: o.histogram,
+        final_gc: o.final_gc,
     });
     let plan = cli::plan_name(o.plan);
     println!(
@@ -201,6 +202,16 @@ pub fn run_main() -> ! {
     }
     let final_used = runtime::used_bytes();
     stats::note_used(final_used);
+    // --final-gc: every mutator thread has finished (their per-query garbage is dead); only the
+    // workload's long-lived data is reachable.  The main thread is the only mutator and stays in
+    // the VM after the GC, so nothing can run or move objects during the census.
+    let final_gc = if o.final_gc {
+        main_mu.collect_full();
+        let used = runtime::used_bytes();
+        Some((used, runtime::live_census()))
+    } else {
+        None
+    };
     drop(main_mu);
     let total_ms = t_start.elapsed().as_secs_f64() * 1e3;
     println!(
@@ -240,6 +251,9 @@ pub fn run_main() -> ! {
     } else {
         0.0
     };
+    let fg = |f: fn(usize, &runtime::LiveCensus) -> usize| -> String {
+        final_gc.as_ref().map(|(u, c)| f(*u, c).to_string()).unwrap_or_else(|| "null".into())
+    };
     let mut j = String::new();
     let _ = write!(
         j,
@@ -248,7 +262,9 @@ pub fn run_main() -> ! {
 \"mmtk_version\":\"0.31.0\",\"total_ms\":{:.3},\"boot_ms\":{:.3},\"mutator_ms\":{:.3},\"gc_ms\":{:.3},\"gc_count\":{},\
 \"last_iteration_ms\":{:.3},\"last_iteration_mutator_ms\":{:.3},\"last_iteration_gc_ms\":{:.3},\"last_iteration_gc_count\":{},\
 \"peak_used_bytes\":{},\"peak_used_pages\":{},\"peak_used_bytes_before_gc\":{},\"final_used_bytes\":{},\"page_bytes\":4096,\
-\"peak_rss_kib\":{},\"allocations\":{},\"allocated_bytes\":{},\"last_iteration_allocations\":{},\"allocations_per_sec_per_thread\":{:.0}}}}}",
+\"peak_rss_kib\":{},\"allocations\":{},\"allocated_bytes\":{},\"last_iteration_allocations\":{},\"allocations_per_sec_per_thread\":{:.0},\
+\"final_gc\":{},\"final_gc_used_bytes\":{},\"final_gc_live_bytes\":{},\"final_gc_live_objects\":{},\"final_gc_live_classes\":{},\
+\"final_gc_live_small_bytes\":{},\"final_gc_small_limit\":{}}}}}",
         json_str(&o.workload),
         json_str(o.size.name()),
         o.seed,
@@ -279,6 +295,13 @@ pub fn run_main() -> ! {
         stats::ALLOC_BYTES.load(Ordering::SeqCst),
         last_allocs,
         rate,
+        o.final_gc,
+        fg(|u, _| u),
+        fg(|_, c| c.bytes),
+        fg(|_, c| c.objects),
+        fg(|_, c| c.classes),
+        fg(|_, c| c.small_bytes),
+        fg(|_, c| c.small_limit),
     );
     println!("{}", j);
     use std::io::Write;

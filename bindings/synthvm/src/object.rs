@@ -8,12 +8,18 @@
 //!          Copying collectors may overwrite it with a forwarding pointer in the *from-space*
 //!          copy only (LOCAL_FORWARDING_POINTER_SPEC is in the header at bit 0), exactly as a
 //!          JVM overwrites its mark word.  The live copy always keeps the hash.
-//! word 1   meta word:  bits  0..32  total object size in bytes (multiple of 8, >= 16)
-//!                      bits 32..56  number of reference fields
-//!                      bits 56..64  tag = MAGIC | kind
+//! word 1   meta word:  bits  0..24  total object size in 8-byte words (>= 2)
+//!                      bits 24..47  number of reference fields
+//!                      bits 47..58  owner: the mutator that allocated the object, 0 = the main
+//!                                   thread (boot), tid + 1 for mutator thread tid (1..=1024)
+//!                      bits 58..64  tag = MAGIC | kind (MAGIC = 0b1010 in the top 4 bits)
 //! words 2 .. 2+nrefs          reference fields (raw addresses, 0 = null)
 //! remaining words             payload, filled with a pattern derived from the hash
 //! ```
+//!
+//! The owner costs nothing on the allocation path: it is OR-ed into the meta word that is
+//! written anyway (the `Mu` keeps it pre-shifted).  Checksums (`object_sum`) leave it out, so
+//! they do not depend on which thread allocated an object.
 //!
 //! The payload pattern makes every object self-checking: `check_object` recomputes it, so
 //! a stale, torn or overwritten object is detected without any side table.
@@ -22,10 +28,20 @@ use mmtk::util::{Address, ObjectReference};
 
 /// Header size in bytes (hash word + meta word).
 pub const HEADER_BYTES: usize = 16;
-/// Upper nibble of the tag byte.
-pub const MAGIC: u64 = 0xA0;
-/// Largest object synthvm will ever allocate (sanity bound for checks).
+/// The tag (top 6 bits of the meta word) is `MAGIC | kind`: magic in its top 4 bits.
+pub const MAGIC: u64 = 0b10_1000;
+const SIZE_SHIFT: u32 = 0;
+const SIZE_MASK: u64 = (1 << 24) - 1;
+const NREFS_SHIFT: u32 = 24;
+const NREFS_MASK: u64 = (1 << 23) - 1;
+/// Position of the owner field in the meta word.
+pub const OWNER_SHIFT: u32 = 47;
+/// Owner field width (11 bits): 0 = main thread, tid + 1 for mutator `tid` (tid <= 1023).
+pub const OWNER_MASK: u64 = (1 << 11) - 1;
+const TAG_SHIFT: u32 = 58;
+/// Largest object synthvm will ever allocate (sanity bound for checks; fits the 24-bit word count).
 pub const MAX_OBJECT_BYTES: usize = 64 << 20;
+const _: () = assert!((MAX_OBJECT_BYTES as u64 >> 3) <= SIZE_MASK);
 
 /// What an object models (purely informational, kept in the tag byte).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -67,18 +83,26 @@ pub fn pattern(h: u64, i: usize) -> u64 {
 
 #[inline(always)]
 pub fn meta_word(size: usize, nrefs: usize, kind: Kind) -> u64 {
-    (size as u64) | ((nrefs as u64) << 32) | ((MAGIC | kind as u64) << 56)
+    ((size as u64 >> 3) << SIZE_SHIFT) | ((nrefs as u64) << NREFS_SHIFT) | ((MAGIC | kind as u64) << TAG_SHIFT)
 }
 
-/// Initialise a freshly allocated cell.  References are nulled, payload filled.
+/// The owner field for thread `id` (`usize::MAX` = the main thread), pre-shifted: OR it into a
+/// meta word.
+#[inline(always)]
+pub const fn owner_bits(id: usize) -> u64 {
+    ((id.wrapping_add(1) as u64) & OWNER_MASK) << OWNER_SHIFT
+}
+
+/// Initialise a freshly allocated cell.  References are nulled, payload filled; `owner` is
+/// [`owner_bits`] of the allocating thread.
 ///
 /// # Safety
 /// `addr` must point to at least `size` writable bytes.
 #[inline(always)]
-pub unsafe fn init_object(addr: Address, size: usize, nrefs: usize, kind: Kind, hash: u64) {
+pub unsafe fn init_object(addr: Address, size: usize, nrefs: usize, kind: Kind, hash: u64, owner: u64) {
     let p = addr.to_mut_ptr::<u64>();
     *p = hash;
-    *p.add(1) = meta_word(size, nrefs, kind);
+    *p.add(1) = meta_word(size, nrefs, kind) | owner;
     let words = size / 8;
     let mut i = 2;
     while i < 2 + nrefs {
@@ -105,21 +129,28 @@ pub fn hash_of(o: ObjectReference) -> u64 {
 
 #[inline(always)]
 pub fn size_of(o: ObjectReference) -> usize {
-    (word(o, 1) & 0xFFFF_FFFF) as usize
+    (((word(o, 1) >> SIZE_SHIFT) & SIZE_MASK) << 3) as usize
 }
 
 #[inline(always)]
 pub fn nrefs_of(o: ObjectReference) -> usize {
-    ((word(o, 1) >> 32) & 0xFF_FFFF) as usize
+    ((word(o, 1) >> NREFS_SHIFT) & NREFS_MASK) as usize
+}
+
+/// The allocating thread: `None` for the main thread, `Some(tid)` for mutator thread `tid`.
+#[inline(always)]
+pub fn owner_of(o: ObjectReference) -> Option<usize> {
+    let v = (word(o, 1) >> OWNER_SHIFT) & OWNER_MASK;
+    v.checked_sub(1).map(|t| t as usize)
 }
 
 #[inline(always)]
 pub fn tag_of(o: ObjectReference) -> u64 {
-    word(o, 1) >> 56
+    word(o, 1) >> TAG_SHIFT
 }
 
 pub fn kind_of(o: ObjectReference) -> Option<Kind> {
-    Kind::from_bits(tag_of(o) & 0xF)
+    Kind::from_bits(tag_of(o) & 0x3)
 }
 
 /// Address of reference field `i`.
@@ -154,7 +185,7 @@ pub fn check_header(o: ObjectReference) -> Result<(), String> {
         return Err(format!("object {} is not 8-byte aligned", a));
     }
     let tag = tag_of(o);
-    if tag & 0xF0 != MAGIC || Kind::from_bits(tag & 0xF).is_none() {
+    if tag & 0b11_1100 != MAGIC || Kind::from_bits(tag & 0x3).is_none() {
         return Err(format!(
             "object {} has a bad header tag {:#x} (meta word {:#018x}, hash word {:#018x})",
             a,
@@ -205,8 +236,8 @@ pub fn mix(acc: u64, v: u64) -> u64 {
     x ^ (x >> 31)
 }
 
-/// Identity checksum of one object: hash, size and shape (not its address).
+/// Identity checksum of one object: hash, size and shape (not its address, nor its owner).
 #[inline(always)]
 pub fn object_sum(o: ObjectReference) -> u64 {
-    mix(hash_of(o), word(o, 1))
+    mix(hash_of(o), word(o, 1) & !(OWNER_MASK << OWNER_SHIFT))
 }

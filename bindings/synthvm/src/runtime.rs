@@ -197,6 +197,8 @@ pub struct Mu {
     barrier: bool,
     los: usize,
     histogram: bool,
+    /// `object::owner_bits(id)`: OR-ed into every object's meta word.
+    owner: u64,
     /// Makes the type !Send and !Sync.
     _not_send: std::marker::PhantomData<Cell<*mut ()>>,
 }
@@ -234,6 +236,7 @@ impl Mu {
             barrier: NEEDS_BARRIER.load(Ordering::Relaxed),
             los: LOS_THRESHOLD.load(Ordering::Relaxed),
             histogram: hist,
+            owner: object::owner_bits(id),
             _not_send: std::marker::PhantomData,
         }
     }
@@ -264,6 +267,13 @@ impl Mu {
             g = wait(g);
         }
         ctx.state.store(IN_VM, Ordering::SeqCst);
+    }
+
+    /// Force a full-heap GC from this (mutator) thread and wait for it: MMTk's user collection
+    /// request, forced (even with `ignore_system_gc`) and exhaustive (a full-heap GC in the
+    /// generational and sticky plans).  `--final-gc` uses it.
+    pub fn collect_full(&self) {
+        mmtk().handle_user_collection_request(ThreadCtx::tls(self.ctx), true, true);
     }
 
     /// Mark this thread as blocked / in native code: a GC may run without waiting for it (its
@@ -309,7 +319,7 @@ impl Mu {
             if addr.is_zero() {
                 exit::out_of_memory("allocation failed");
             }
-            object::init_object(addr, size, nrefs, kind, hash);
+            object::init_object(addr, size, nrefs, kind, hash, self.owner);
             let obj = ObjectReference::from_raw_address_unchecked(addr);
             memory_manager::post_alloc(m, obj, size, sem);
             (*ctx).allocs += 1;
@@ -457,6 +467,8 @@ pub struct HeapConfig {
     pub heap_bytes: Option<usize>,
     pub verify_after_gc: bool,
     pub histogram: bool,
+    /// `--final-gc`: also make user-requested GCs full-heap (MMTk's `full_heap_system_gc`).
+    pub final_gc: bool,
 }
 
 /// Build and initialise MMTk.  Must be called once, before any `Mu::attach`.
@@ -467,6 +479,9 @@ pub fn init_heap(cfg: &HeapConfig) {
     builder.options.plan.set(cfg.plan);
     if let Some(b) = cfg.heap_bytes {
         builder.options.gc_trigger.set(GCTriggerSelector::FixedHeapSize(b));
+    }
+    if cfg.final_gc {
+        builder.options.full_heap_system_gc.set(true);
     }
     let heap = match *builder.options.gc_trigger {
         GCTriggerSelector::FixedHeapSize(b) => b,
@@ -853,6 +868,66 @@ pub fn verify_heap() -> Result<usize, String> {
         }
     }
     Ok(seen.len())
+}
+
+/// What is reachable from the roots (`--final-gc`): see [`live_census`].
+#[derive(Clone, Debug, Default)]
+pub struct LiveCensus {
+    /// Reachable objects and their bytes (sizes are multiples of 8 already).
+    pub objects: usize,
+    pub bytes: usize,
+    /// Distinct (allocating thread, size class) pairs among reachable objects of at most
+    /// `small_limit` bytes, size class = the shardsweep core's (mimalloc's) bin of the size.
+    pub classes: usize,
+    /// Bytes of the reachable objects of at most `small_limit` bytes.
+    pub small_bytes: usize,
+    /// min(`shardsweep::MAX_SMALL_BYTES`, the plan's largest non-LOS object).
+    pub small_limit: usize,
+}
+
+/// Walk everything reachable from the global roots and every registered thread's shadow stack
+/// (like [`verify_heap`]), counting objects, bytes and (owner, size class) pairs.  Only call it
+/// while no GC can run (the caller is the only mutator and is in the VM, or the world is
+/// stopped).
+pub fn live_census() -> LiveCensus {
+    let small_limit = shardsweep::MAX_SMALL_BYTES.min(LOS_THRESHOLD.load(Ordering::Relaxed));
+    let mut work: Vec<ObjectReference> = Vec::new();
+    let used = GLOBAL_ROOTS_USED.load(Ordering::SeqCst).min(GLOBAL_ROOTS);
+    for slot in GLOBAL_ROOT_SLOTS.iter().take(used) {
+        if let Some(o) = ObjectReference::from_raw_address(unsafe { Address::from_usize(slot.load(Ordering::Relaxed)) }) {
+            work.push(o);
+        }
+    }
+    for t in coord().threads.iter() {
+        let (roots, len) = unsafe { ((*t.0).roots, (*t.0).roots_len) };
+        for i in 0..len {
+            if let Some(o) = ObjectReference::from_raw_address(unsafe { Address::from_usize(*roots.add(i)) }) {
+                work.push(o);
+            }
+        }
+    }
+    let mut seen: HashSet<usize> = HashSet::new();
+    let mut pairs: HashSet<(Option<usize>, usize)> = HashSet::new();
+    let mut c = LiveCensus { small_limit, ..Default::default() };
+    while let Some(o) = work.pop() {
+        if !seen.insert(o.to_raw_address().as_usize()) {
+            continue;
+        }
+        let size = object::size_of(o);
+        c.objects += 1;
+        c.bytes += (size + 7) & !7;
+        if size <= small_limit {
+            c.small_bytes += size;
+            pairs.insert((object::owner_of(o), shardsweep::bin_of(size)));
+        }
+        for i in 0..object::nrefs_of(o) {
+            if let Some(t) = object::load_ref(o, i) {
+                work.push(t);
+            }
+        }
+    }
+    c.classes = pairs.len();
+    c
 }
 
 /// Test hook (SYNTHVM_TEST_CORRUPT=1): flip one payload word of the first object reachable from

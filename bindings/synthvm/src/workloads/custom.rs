@@ -7,9 +7,14 @@
 //! in a ring of about L*f slots, so it is overwritten, on average, L allocations later.
 //! `refs_percent` of the objects get 1-4 reference fields pointing at other live objects.
 //! `shared_kib` of long-lived data drawn from the same size distribution is built at boot
-//! and reachable from a global root.  Everything is checked against Rust-side expected hashes.
+//! and reachable from a global root.  With `thread_keep = K`, each thread first allocates K
+//! objects of every size in `sizes` (size by size, K in a row) and keeps them, reachable from a
+//! per-thread global root, until the end of the run (replaced by its next iteration's): a
+//! thread's long-lived state, laid out like data allocated at a thread's start.  Everything is
+//! checked against Rust-side expected hashes.
 
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::{share, Params, Size, Workload};
 use crate::object::{self, Kind};
@@ -24,6 +29,7 @@ pub struct Spec {
     pub refs_percent: u64,
     pub work: u64,
     pub shared_kib: u64,
+    pub thread_keep: u64,
     pub threads: Option<usize>,
 }
 
@@ -60,7 +66,7 @@ impl Spec {
                 return Err(format!("line {}: duplicate key '{}'", n + 1, k));
             }
         }
-        let known = ["name", "sizes", "lifetimes", "refs_percent", "work", "shared_kib", "threads"];
+        let known = ["name", "sizes", "lifetimes", "refs_percent", "work", "shared_kib", "thread_keep", "threads"];
         if let Some(k) = kv.keys().find(|k| !known.contains(&k.as_str())) {
             return Err(format!("unknown key '{}' (known: {})", k, known.join(", ")));
         }
@@ -92,6 +98,10 @@ impl Spec {
             None => None,
             Some(_) => Some(num("threads", 1)? as usize),
         };
+        let thread_keep = num("thread_keep", 0)?;
+        if thread_keep.saturating_mul(sizes.len() as u64) > 1 << 20 {
+            return Err("thread_keep: too many kept objects per thread (limit 1M)".into());
+        }
         Ok(Spec {
             name: kv.get("name").cloned().unwrap_or_else(|| "custom".into()),
             sizes,
@@ -99,6 +109,7 @@ impl Spec {
             refs_percent,
             work: num("work", 1_000_000)?,
             shared_kib: num("shared_kib", 0)?,
+            thread_keep,
             threads,
         })
     }
@@ -114,6 +125,8 @@ pub struct Custom {
     /// (lifetime, ring slots) per lifetime class; class index into `classes`.
     classes: Vec<(u64, usize)>,
     lifetime_pick: Weighted<usize>,
+    /// `thread_keep`: per thread, the root of its kept objects and their checksum.
+    kept: Vec<(GlobalRoot, AtomicU64)>,
 }
 
 const CHUNK: usize = 1024;
@@ -128,6 +141,7 @@ impl Custom {
         let total_w: u64 = spec.lifetimes.iter().map(|x| x.0).sum();
         let mut classes = Vec::new();
         let mut pick = Vec::new();
+        let (spec_keep, p_threads) = (spec.thread_keep, p.threads);
         for (i, &(w, l)) in spec.lifetimes.iter().enumerate() {
             let slots = if l == 0 { 0 } else { ((l as u128 * w as u128 / total_w as u128) as usize).clamp(1, 1 << 20) };
             classes.push((l, slots));
@@ -142,6 +156,11 @@ impl Custom {
             shared: alloc_global_root(),
             shared_sum: 0,
             classes,
+            kept: if spec_keep > 0 {
+                (0..p_threads).map(|_| (alloc_global_root(), AtomicU64::new(0))).collect()
+            } else {
+                Vec::new()
+            },
         }
     }
 
@@ -193,6 +212,9 @@ impl Workload for Custom {
     }
 
     fn run_thread(&self, mu: &Mu, tid: usize, iter: usize) -> Result<(), String> {
+        if self.spec.thread_keep > 0 {
+            self.keep(mu, tid, iter)?;
+        }
         let nslots: usize = self.classes.iter().map(|c| c.1).sum();
         let mut offsets = Vec::new();
         let mut off = 0;
@@ -249,6 +271,14 @@ impl Workload for Custom {
     }
 
     fn verify(&self, _mu: &Mu, iter: usize) -> Result<(), String> {
+        for (tid, (root, sum)) in self.kept.iter().enumerate() {
+            if let Some(a) = root.get() {
+                let (s, _) = super::tree_sum(a)?;
+                if s != sum.load(Ordering::SeqCst) {
+                    return Err(format!("thread {}'s kept objects changed after iteration {}", tid, iter));
+                }
+            }
+        }
         if let Some(h) = self.shared.get() {
             let (s, _) = super::tree_sum(h)?;
             if s != self.shared_sum {
@@ -260,6 +290,31 @@ impl Workload for Custom {
 }
 
 impl Custom {
+    /// `thread_keep`: allocate K objects of every size (K in a row per size, in `sizes` order),
+    /// no reference fields, and publish them in a per-thread global root (replacing the previous
+    /// iteration's).
+    fn keep(&self, mu: &Mu, tid: usize, iter: usize) -> Result<(), String> {
+        let k = self.spec.thread_keep as usize;
+        let n = k * self.spec.sizes.len();
+        let mut r = Rng::derive(self.p.seed, 0x4EE9 + iter as u64, tid as u64);
+        let arr = mu.alloc(Kind::RefArray, n, 0, r.next_u64());
+        let root = mu.push(arr);
+        let mut i = 0;
+        for &(_, size) in &self.spec.sizes {
+            for _ in 0..k {
+                let o = mu.alloc(Kind::Plain, 0, size - object::HEADER_BYTES, r.next_u64());
+                mu.write_ref(mu.get(root), i, Some(o));
+                i += 1;
+            }
+        }
+        let (sum, _) = super::tree_sum(mu.get(root))?;
+        let (g, s) = &self.kept[tid];
+        s.store(sum, Ordering::SeqCst);
+        g.set(Some(mu.get(root)));
+        mu.truncate(root);
+        Ok(())
+    }
+
     pub fn name(&self) -> &str {
         &self.spec.name
     }
@@ -287,5 +342,7 @@ mod tests {
         assert!(Spec::parse("sizes = 16:1\nrefs_percent = 101").is_err());
         assert!(Spec::parse("sizes = 16:1\nsizes = 24:1").is_err());
         assert!(Spec::parse("sizes = 16:1, 24:3 # comment\nlifetimes = 0:1 10:1").is_ok());
+        assert_eq!(Spec::parse("sizes = 16:1 24:1\nthread_keep = 3").unwrap().thread_keep, 3);
+        assert!(Spec::parse("sizes = 16:1\nthread_keep = 2000000").is_err());
     }
 }
