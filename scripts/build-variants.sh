@@ -25,7 +25,7 @@ set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VM="$ROOT/bindings/synthvm"
 COPY="$ROOT/.build/mmtk-0.31.0-shardsweep"
-BIN="$ROOT/.build/bin"
+BIN="${SHARDSWEEP_EXP_BIN_DIR:-$ROOT/.build/bin}"   # where the binaries are cached (CI uses its own)
 ALL="stock ss4k ss16k ss64k malloc pristine"
 
 describe() { # variant -> "target-dir|block-kib|cargo features|mmtk source"

@@ -14,6 +14,9 @@ cd "$ROOT"
 BUILD=1
 [ "${1:-}" = --no-build ] && BUILD=0
 python3 -c 'import yaml, matplotlib' 2>/dev/null || scripts/setup.sh
+# CI's binaries live apart from the studies' (.build/bin), so a CI run never changes the binaries
+# a long study is resuming with; the cargo target dirs are the shared ones.
+export SHARDSWEEP_EXP_BIN_DIR="$ROOT/.build/bin-ci"
 pass=0; fail=0
 ok()  { pass=$((pass + 1)); echo "ok   $*"; }
 bad() { fail=$((fail + 1)); echo "FAIL $*"; }
