@@ -7,8 +7,9 @@
 //!   headers found in the space's chunks (none leaked, none lost) and exactly the blocks the page
 //!   resource has committed (plus spares); under block accounting every block is charged whole.
 //! * `SHARDSWEEP_CHECK_RECLAIM=1`: after the sweep (skipping blocks a lazy sweep has not reached)
-//!   every block is charged exactly for its header page and the pages its live cells' pages
-//!   spill over (`charged == charged_for(pages where a live cell starts)`), hence
+//!   every block is charged exactly for its header page and the pages its live cells overlap
+//!   (`charged == {0} ∪ allocated_pages()`: a dead cell spilling into a page no live cell needs
+//!   is set aside by the core's sweep, so that page is given back), hence
 //!   `charged(b) ≤ 1 + |S(b)|·(1 + ⌈(cell−1)/4 KiB⌉)` with `S(b)` the pages where a live cell of
 //!   `b` starts (≤ 2 pages per such page for cells ≤ 4 KiB). It also reports the footprint
 //!   against the live data: `bound_live = Σ_(owner,bin) ⌈live bytes/4 KiB⌉ + #(owner,bin) +
@@ -26,7 +27,7 @@ use crate::util::linear_scan::Region;
 use crate::util::object_enum::BlockMayHaveObjects;
 use crate::policy::space::Space;
 use crate::vm::VMBinding;
-use shardsweep::{Accounting, Heap, PAGE_BYTES};
+use shardsweep::{Accounting, Heap, PageMask, PAGE_BYTES};
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::Ordering;
 
@@ -149,7 +150,8 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
             e.1 += 1;
             if page {
                 let starts = b.allocated_start_pages();
-                let expect = b.charged_for(starts);
+                // Exactly the header page and the pages live cells overlap.
+                let expect = PageMask::page(0).union(b.allocated_pages());
                 let bound = 1 + starts.count() * (1 + (cs - 1).div_ceil(PAGE_BYTES));
                 if charged != expect || charged.count() > bound {
                     errs.push(format!(

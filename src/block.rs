@@ -14,10 +14,11 @@
 //! Invariants (checked by [`Block::is_valid`] under `debug_assert!`):
 //! * `used + |free| + |local_free| == capacity`, where `used` counts cells handed out and not
 //!   yet collected (so it includes the cells on `xthread_free`) and `capacity` is the number of
-//!   cells starting in extended pages;
-//! * `charged == {0} ∪ ⋃_{p ∈ extended} overlap(p)` (page accounting), or every page
-//!   (block accounting);
-//! * `extended ⊆ starts` (the pages in which at least one cell starts);
+//!   cells starting in extended pages, less the set-aside ones (`|excluded|`);
+//! * `charged == {0} ∪ ⋃_{p ∈ extended} overlap_in_use(p)` (page accounting), or every page
+//!   (block accounting); right after a sweep this is exactly page 0 plus the pages overlapped
+//!   by live cells;
+//! * `extended ⊆ starts` (the pages in which at least one cell starts), `excluded ⊆ extended`;
 //! * every cell on `free` / `local_free` starts in an extended page.
 
 use crate::budget::{Accounting, PageBudget};
@@ -78,6 +79,9 @@ pub struct Block {
     // reads to decide local or remote (owner, state).
     /// Cells freed by other threads, plus the delayed-free state.
     pub(crate) xthread_free: ThreadFree,
+    /// Extended pages whose last cell a sweep set aside (dead, touching a page no longer
+    /// charged): neither listed nor handed out until an extension charges its pages (owner only).
+    pub(crate) excluded: PageMask,
     /// Owner heap (null when abandoned); read by every free and by remote freers on the
     /// delayed path.
     pub(crate) xheap: AtomicPtr<crate::heap::Heap>,
@@ -129,6 +133,7 @@ pub(crate) static EMPTY_BLOCK: EmptyBlock = EmptyBlock(Block {
     charged: PageMask::EMPTY,
     dirty: PageMask::EMPTY,
     starts: PageMask::EMPTY,
+    excluded: PageMask::EMPTY,
     capacity: 0,
     reserved: 0,
     next: ptr::null_mut(),
@@ -148,7 +153,7 @@ pub(crate) fn empty_block() -> *mut Block {
 
 /// Ids of cells `first .. end` that start in page `p`.
 #[inline]
-fn cells_starting_in(p: usize, cell_size: usize, reserved: usize) -> (usize, usize) {
+pub(crate) fn cells_starting_in(p: usize, cell_size: usize, reserved: usize) -> (usize, usize) {
     let lo = p * PAGE_BYTES;
     let hi = lo + PAGE_BYTES;
     let first = if lo <= HEADER_BYTES {
@@ -267,16 +272,36 @@ impl Block {
         PageMask::of_range(lo, hi)
     }
 
-    /// The pages charged for a set of extended pages: page 0 (the header) plus their overlaps.
+    /// The pages overlapped by the cells of page `p` that are listed or handed out: all cells
+    /// starting in `p`, less its last cell if it is set aside (`excluded`).
+    pub fn overlap_in_use(&self, p: usize) -> PageMask {
+        if !self.excluded.contains(p) {
+            return self.overlap(p);
+        }
+        let (first, end) = cells_starting_in(p, self.cell_size(), self.reserved());
+        if first + 1 >= end {
+            return PageMask::EMPTY;
+        }
+        PageMask::of_range(HEADER_BYTES + first * self.cell_size(), HEADER_BYTES + (end - 1) * self.cell_size())
+    }
+
+    /// The pages charged for a set of extended pages: page 0 (the header) plus the pages their
+    /// listed or handed-out cells overlap (see [`Block::overlap_in_use`]).
     pub fn charged_for(&self, extended: PageMask) -> PageMask {
         let mut m = PageMask::page(0);
         let mut rest = extended.0;
         while rest != 0 {
             let p = rest.trailing_zeros() as usize;
             rest &= rest - 1;
-            m = m.union(self.overlap(p));
+            m = m.union(self.overlap_in_use(p));
         }
         m
+    }
+
+    /// The set-aside last cell of page `p` (`p` in `excluded`).
+    fn excluded_cell(&self, p: usize) -> usize {
+        let (_, end) = cells_starting_in(p, self.cell_size(), self.reserved());
+        end - 1
     }
 
     /// Initialises a header for size class `bin` in the fresh block at `start` and charges it
@@ -328,6 +353,7 @@ impl Block {
                     PageMask::ALL
                 },
                 starts,
+                excluded: PageMask::EMPTY,
                 capacity: 0,
                 reserved: reserved as u32,
                 next: ptr::null_mut(),
@@ -375,6 +401,29 @@ impl Block {
         self.capacity += (end - first) as u32;
         self.extended = self.extended.union(PageMask::page(p));
         self.dirty = self.dirty.union(overlap);
+        // Cells set aside by a sweep whose pages are charged again are listed again (at most one
+        // per page: bounded by the block's pages).
+        let mut rest = self.excluded.0;
+        while rest != 0 {
+            let e = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            let i = self.excluded_cell(e);
+            let off = HEADER_BYTES + i * self.cell_size();
+            if self.charged.covers(PageMask::of_range(off, off + self.cell_size())) {
+                let c = self.cell(i);
+                // SAFETY: the set-aside cell is neither listed nor handed out; it lies in the
+                // block and every page it touches is charged (mapped for our use).
+                unsafe {
+                    if zero {
+                        ptr::write_bytes(c, 0, self.cell_size());
+                    }
+                    (*(c as *mut Cell)).next = self.free;
+                }
+                self.free = c as *mut Cell;
+                self.capacity += 1;
+                self.excluded = self.excluded.minus(PageMask::page(e));
+            }
+        }
         debug_assert!(self.is_valid());
         true
     }
@@ -464,7 +513,6 @@ impl Block {
     ) -> SweepResult {
         const WORDS: usize = (BLOCK_BYTES / 8).div_ceil(64);
         let mut live = [0u64; WORDS];
-        let mut live_starts = PageMask::EMPTY;
         let mut live_count = 0u32;
         let cs = self.cell_size();
         let mut rest = self.extended.0;
@@ -476,32 +524,35 @@ impl Block {
                 if is_live(self.cell(i)) {
                     live[i / 64] |= 1 << (i % 64);
                     live_count += 1;
-                    live_starts = live_starts.union(PageMask::page(p));
                 }
             }
         }
-        let (keep, charged) = match accounting {
-            Accounting::Page => {
-                let charged = self.charged_for(live_starts);
-                let mut keep = live_starts;
-                let mut rest = self.extended.minus(live_starts).0;
-                while rest != 0 {
-                    let p = rest.trailing_zeros() as usize;
-                    rest &= rest - 1;
-                    if charged.covers(self.overlap(p)) {
-                        keep = keep.union(PageMask::page(p));
-                    }
+        // Page accounting: the pages that stay charged are the header page and exactly the pages
+        // overlapped by live cells. A dead cell goes back on the free list only if every page it
+        // touches stays charged; otherwise it is the last cell of its page spilling into a page
+        // no live cell needs, and it is set aside (`excluded`) until a later extension charges
+        // that page or the next sweep. Block accounting keeps every page and lists every dead cell.
+        let page_mode = accounting == Accounting::Page;
+        let charged = if page_mode {
+            let mut m = PageMask::page(0);
+            for i in 0..self.reserved() {
+                if live[i / 64] & (1 << (i % 64)) != 0 {
+                    let off = HEADER_BYTES + i * cs;
+                    m = m.union(PageMask::of_range(off, off + cs));
                 }
-                (keep, charged)
             }
-            Accounting::Block => (self.extended, PageMask::ALL),
+            m
+        } else {
+            PageMask::ALL
         };
-        // Rebuild the free list from the dead cells of kept pages, in address order.
+        let mut keep = PageMask::EMPTY;
+        let mut excluded = PageMask::EMPTY;
+        // Rebuild the free list from the listable dead cells, in address order.
         let mut head: *mut Cell = ptr::null_mut();
         let mut capacity = 0u32;
-        let mut rest = keep.0;
         let mut pages = [0usize; PAGES_PER_BLOCK];
         let mut np = 0;
+        let mut rest = self.extended.0;
         while rest != 0 {
             pages[np] = rest.trailing_zeros() as usize;
             np += 1;
@@ -509,13 +560,18 @@ impl Block {
         }
         for &p in pages[..np].iter().rev() {
             let (first, end) = cells_starting_in(p, cs, self.reserved());
-            capacity += (end - first) as u32;
+            let mut kept = 0u32;
             for i in (first..end).rev() {
                 if live[i / 64] & (1 << (i % 64)) != 0 {
+                    kept += 1;
                     continue;
                 }
+                let off = HEADER_BYTES + i * cs;
+                if !charged.covers(PageMask::of_range(off, off + cs)) {
+                    continue; // touches a page that is given back: not listable
+                }
                 let c = self.cell(i);
-                // SAFETY: a dead cell of this block on a page that stays charged; nothing else
+                // SAFETY: a dead cell of this block whose pages all stay charged; nothing else
                 // references it.
                 unsafe {
                     if zero {
@@ -524,8 +580,20 @@ impl Block {
                     (*(c as *mut Cell)).next = head;
                 }
                 head = c as *mut Cell;
+                kept += 1;
+            }
+            if kept > 0 {
+                keep = keep.union(PageMask::page(p));
+                capacity += kept;
+                if kept < (end - first) as u32 {
+                    // Only the last cell of a page can touch the next page (cells are
+                    // contiguous), so it is the one left out.
+                    debug_assert_eq!(kept, (end - first - 1) as u32);
+                    excluded = excluded.union(PageMask::page(p));
+                }
             }
         }
+        self.excluded = excluded;
         self.free = head;
         self.local_free = ptr::null_mut();
         self.used = live_count;
@@ -598,7 +666,7 @@ impl Block {
             let (f, e) = cells_starting_in(p, self.cell_size(), self.reserved());
             cap += e - f;
         }
-        if cap != self.capacity() {
+        if !self.extended.covers(self.excluded) || cap != self.capacity() + self.excluded.count() {
             return false;
         }
         if self.charged != PageMask::ALL && self.charged != self.charged_for(self.extended) {

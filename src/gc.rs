@@ -100,12 +100,10 @@ impl Shared {
 }
 
 impl Block {
-    /// The pages in which an allocated cell starts: a cell of an extended page that is on
-    /// neither `free` nor `local_free` (stop-the-world, or the owner; remote frees not yet
-    /// collected count as allocated). Right after a sweep these are the pages with a live cell,
-    /// and under page accounting `charged() == charged_for(allocated_start_pages())`.
-    /// Work: O(cells in the block).
-    pub fn allocated_start_pages(&self) -> PageMask {
+    /// Whether cell `i` is allocated: a cell of an extended page that is on neither `free` nor
+    /// `local_free` and not set aside by a sweep (stop-the-world, or the owner; remote frees not
+    /// yet collected count as allocated). Returns the bitmap of allocated cells.
+    fn allocated_cells(&self) -> [u64; (crate::config::BLOCK_BYTES / 8).div_ceil(64)] {
         const WORDS: usize = (crate::config::BLOCK_BYTES / 8).div_ceil(64);
         let mut listed = [0u64; WORDS];
         for mut c in [self.free, self.local_free] {
@@ -117,15 +115,43 @@ impl Block {
                 c = unsafe { (*c).next };
             }
         }
+        let mut allocated = [0u64; WORDS];
+        let mut rest = self.extended.0;
+        while rest != 0 {
+            let p = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            let (first, end) = crate::block::cells_starting_in(p, self.cell_size(), self.reserved());
+            let end = if self.excluded.contains(p) { end - 1 } else { end };
+            for i in first..end {
+                if listed[i / 64] & (1 << (i % 64)) == 0 {
+                    allocated[i / 64] |= 1 << (i % 64);
+                }
+            }
+        }
+        allocated
+    }
+
+    /// The pages in which an allocated cell starts. Work: O(cells in the block).
+    pub fn allocated_start_pages(&self) -> PageMask {
+        let a = self.allocated_cells();
         let mut pages = PageMask::EMPTY;
         for i in 0..self.reserved() {
-            if listed[i / 64] & (1 << (i % 64)) != 0 {
-                continue;
+            if a[i / 64] & (1 << (i % 64)) != 0 {
+                pages = pages.union(PageMask::page((crate::config::HEADER_BYTES + i * self.cell_size()) >> crate::config::LOG_PAGE_BYTES));
             }
-            let p = (crate::config::HEADER_BYTES + i * self.cell_size())
-                >> crate::config::LOG_PAGE_BYTES;
-            if self.extended.contains(p) {
-                pages = pages.union(PageMask::page(p));
+        }
+        pages
+    }
+
+    /// The pages overlapped by allocated cells. Right after a sweep, under page accounting,
+    /// `charged() == {page 0} ∪ allocated_pages()` exactly. Work: O(cells in the block).
+    pub fn allocated_pages(&self) -> PageMask {
+        let a = self.allocated_cells();
+        let mut pages = PageMask::EMPTY;
+        for i in 0..self.reserved() {
+            if a[i / 64] & (1 << (i % 64)) != 0 {
+                let off = crate::config::HEADER_BYTES + i * self.cell_size();
+                pages = pages.union(PageMask::of_range(off, off + self.cell_size()));
             }
         }
         pages

@@ -245,6 +245,7 @@ fn abandoned_batches_are_swept_once_on_other_threads() {
     fx.shared.for_each_abandoned(&mut |b| {
         used += b.used();
         // Right after a sweep: charged pages are exactly the header plus the live cells' pages.
+        assert_eq!(b.charged(), PageMask::page(0).union(b.allocated_pages()));
         assert_eq!(b.charged(), b.charged_for(b.allocated_start_pages()));
     });
     assert_eq!(used, live.len() + (0..500).step_by(7).count());
@@ -269,6 +270,9 @@ fn allocated_start_pages_tracks_allocation() {
         // After a sweep keeping only `last`: its page (and the header page's charge) remain.
         heap.sweep(&mut |c| c == last);
         assert_eq!((*b).allocated_start_pages(), PageMask::page(page));
-        assert_eq!((*b).charged(), (*b).charged_for(PageMask::page(page)));
+        // Exactly the header page and the pages `last` overlaps.
+        let off = last as usize - b as usize;
+        assert_eq!((*b).charged(), PageMask::page(0).union(PageMask::of_range(off, off + 256)));
+        assert_eq!((*b).charged(), PageMask::page(0).union((*b).allocated_pages()));
     }
 }

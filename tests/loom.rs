@@ -18,7 +18,13 @@ fn model(f: impl Fn() + Sync + Send + 'static) {
 }
 
 fn cells(n: usize) -> Vec<usize> {
-    (0..n).map(|_| Box::into_raw(Box::new(Cell { next: std::ptr::null_mut() })) as usize).collect()
+    (0..n)
+        .map(|_| {
+            Box::into_raw(Box::new(Cell {
+                next: std::ptr::null_mut(),
+            })) as usize
+        })
+        .collect()
 }
 
 fn count(mut c: *mut Cell, seen: &mut Vec<usize>) {
@@ -80,11 +86,19 @@ fn delayed_free_handshake() {
             }
         });
         tf.set_delay(Delay::Never, true);
-        assert_ne!(tf.load().delay(), Delay::Freeing, "owner passed the handshake while a freer was in it");
+        assert_ne!(
+            tf.load().delay(),
+            Delay::Freeing,
+            "owner passed the handshake while a freer was in it"
+        );
         let delayed = h.join().unwrap();
         let mut seen = Vec::new();
         count(tf.take_all(), &mut seen);
-        assert_eq!(seen.len() + delayed, 1, "the cell is delayed or listed, exactly once");
+        assert_eq!(
+            seen.len() + delayed,
+            1,
+            "the cell is delayed or listed, exactly once"
+        );
         if delayed == 1 {
             // The freer ended its delayed path after the owner's set: the state it leaves must
             // not be Freeing.

@@ -3,9 +3,8 @@
 //!
 //! Checked after every step: no cell is handed out twice; every allocated cell lies in a block
 //! and its pages are charged; the budget equals the sum of the blocks' charged pages; every
-//! block's invariants hold. After every sweep: each block's charged pages are exactly page 0 plus
-//! the pages overlapped by the cells that start in a page holding an allocated cell (so a page
-//! that no allocated cell needs is uncharged), released pages hold no allocated cell, and live
+//! block's invariants hold. After every sweep: each block's charged pages are exactly page 0 (the
+//! header) plus the pages overlapped by allocated cells, released pages hold no allocated cell, and live
 //! cells' bytes are intact.
 
 mod common;
@@ -57,7 +56,7 @@ fn check_structure(heap: &Heap, fx: &Fixture, model: &Model, after_sweep: bool) 
         if after_sweep {
             let mut expect = PageMask::page(0);
             for (&addr, _) in model.cells.range(b as usize..b as usize + BLOCK_BYTES) {
-                expect = expect.union(start_page_overlap(b, addr, blk.cell_size()));
+                expect = expect.union(pages_of(b, addr, blk.cell_size()));
             }
             assert_eq!(blk.charged(), expect, "charged pages after a sweep");
         }
