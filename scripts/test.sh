@@ -16,6 +16,14 @@ if [ -x scripts/test-policy.sh ]; then
   printf '\n== policy (shardsweep space inside mmtk 0.31.0)\n'
   scripts/test-policy.sh
 fi
+if [ -x scripts/openjdk-test.sh ]; then
+  printf '\n== bindings/openjdk (layout contract with mmtk-openjdk 0.31.0; MSRV 1.83 when installed)\n'
+  scripts/openjdk-test.sh
+fi
+if [ -x scripts/openjdk-standin-test.sh ]; then
+  printf '\n== lusearch stand-in (Lucene, stock JDK)\n'
+  scripts/openjdk-standin-test.sh
+fi
 if [ -x scripts/test-experiments.sh ]; then
   printf '\n== experiments (CI size)\n'
   scripts/test-experiments.sh
