@@ -78,7 +78,10 @@ class Study:
     def run(self, threads, heap_mib, attempt):
         cmd = self.command(threads, heap_mib)
         t0 = time.time()
-        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
+        work = self.out / "work"  # the JVM's cwd: where a crashing HotSpot writes hs_err_pid*.log
+        work.mkdir(exist_ok=True)
+        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
+                             cwd=work)
         timed_out = False
         try:
             out, _ = p.communicate(timeout=self.a.timeout)
@@ -97,8 +100,18 @@ class Study:
             outcome = "pass"
         else:
             outcome = "error"
-        lines = [l for l in out.decode(errors="replace").splitlines() if l.strip()]
+        lines = [l for l in out.decode(errors="replace").splitlines() if l.strip() and l.strip() != "#"]
         detail = "" if outcome == "pass" else (lines[-1][:300] if lines else "")
+        crash = work / f"hs_err_pid{p.pid}.log"
+        if crash.exists():  # keep the JVM's crash report, name it in the CSV
+            crashes = self.out / "crashes"
+            crashes.mkdir(exist_ok=True)
+            kept = crashes / f"t{threads}-{heap_mib:g}M-{crash.name}"
+            crash.rename(kept)
+            text = kept.read_text(errors="replace")
+            frame = re.search(r"^# (?:C|V|J|j)  \[?.*$", text, re.M)
+            sig = re.search(r"^#\s+(SIG\w+.*?|Internal Error.*?)$", text, re.M)
+            detail = f"JVM crash: {sig.group(1) if sig else ''} {frame.group(0)[2:200] if frame else ''} ({kept})"
         self.nprobes += 1
         self.append("probes.csv", PROBE_FIELDS, {
             "label": self.a.label, "java": self.java, "jvm_args": " ".join(self.a.jvm_args),
