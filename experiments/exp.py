@@ -921,7 +921,7 @@ def main():
         print(summary_minheap(cfg, results, fits))
         if a.study != "report":
             print(f"\n{runner.executed} probes run ({fmt_dur(runner.exec_seconds)} of runs), "
-                  f"{runner.reused} reused from {rel(out / 'probes.csv')}; {fmt_dur(time.monotonic() - t0)} total")
+                  f"{runner.reused} reused (from this CSV or reuse_probes_from); {fmt_dur(time.monotonic() - t0)} total")
         print(f"results: {rel(out)}/README.md, probes.csv, minheap.png")
         bad = [k for k, r in results.items() if r.status not in ("ok",)]
         sys.exit(1 if bad else 0)
