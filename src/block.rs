@@ -282,7 +282,10 @@ impl Block {
         if first + 1 >= end {
             return PageMask::EMPTY;
         }
-        PageMask::of_range(HEADER_BYTES + first * self.cell_size(), HEADER_BYTES + (end - 1) * self.cell_size())
+        PageMask::of_range(
+            HEADER_BYTES + first * self.cell_size(),
+            HEADER_BYTES + (end - 1) * self.cell_size(),
+        )
     }
 
     /// The pages charged for a set of extended pages: page 0 (the header) plus the pages their
@@ -409,7 +412,10 @@ impl Block {
             rest &= rest - 1;
             let i = self.excluded_cell(e);
             let off = HEADER_BYTES + i * self.cell_size();
-            if self.charged.covers(PageMask::of_range(off, off + self.cell_size())) {
+            if self
+                .charged
+                .covers(PageMask::of_range(off, off + self.cell_size()))
+            {
                 let c = self.cell(i);
                 // SAFETY: the set-aside cell is neither listed nor handed out; it lies in the
                 // block and every page it touches is charged (mapped for our use).

@@ -120,8 +120,13 @@ impl Block {
         while rest != 0 {
             let p = rest.trailing_zeros() as usize;
             rest &= rest - 1;
-            let (first, end) = crate::block::cells_starting_in(p, self.cell_size(), self.reserved());
-            let end = if self.excluded.contains(p) { end - 1 } else { end };
+            let (first, end) =
+                crate::block::cells_starting_in(p, self.cell_size(), self.reserved());
+            let end = if self.excluded.contains(p) {
+                end - 1
+            } else {
+                end
+            };
             for i in first..end {
                 if listed[i / 64] & (1 << (i % 64)) == 0 {
                     allocated[i / 64] |= 1 << (i % 64);
@@ -137,7 +142,10 @@ impl Block {
         let mut pages = PageMask::EMPTY;
         for i in 0..self.reserved() {
             if a[i / 64] & (1 << (i % 64)) != 0 {
-                pages = pages.union(PageMask::page((crate::config::HEADER_BYTES + i * self.cell_size()) >> crate::config::LOG_PAGE_BYTES));
+                pages = pages.union(PageMask::page(
+                    (crate::config::HEADER_BYTES + i * self.cell_size())
+                        >> crate::config::LOG_PAGE_BYTES,
+                ));
             }
         }
         pages

@@ -11,7 +11,7 @@
 //! * a fresh block: one call to the block source plus O(pages per block) header set-up.
 //! No step walks a list whose length is not bounded by these constants or by a block's cells.
 
-use crate::block::{empty_block, Block, BlockState, SweepResult};
+use crate::block::{empty_block, Block, BlockState};
 use crate::cell::Cell;
 use crate::config::{DIRECT_SLOTS, LOG_WORD_BYTES, MAX_DIRECT_BYTES, MAX_SMALL_BYTES, WORD_BYTES};
 use crate::shared::Shared;
@@ -520,7 +520,6 @@ impl Heap {
             "shardsweep: a lazy sweep must be finished (Heap::finish_sweep) before the next GC marks"
         );
         self.drain_delayed();
-        let shared = self.shared;
         let mut stats = SweepStats::default();
         let idle = self.idle_bins();
         // Detach every list, then walk them (no allocation: this may run inside the global
@@ -536,33 +535,8 @@ impl Heap {
                 if b.is_null() {
                     break;
                 }
-                stats.blocks += 1;
-                // SAFETY: we have exclusive access to the heap and its blocks.
-                unsafe {
-                    let r = shared.sweep_block(b, is_live);
-                    stats.live_cells += (*b).used();
-                    let bin = (*b).bin();
-                    match r {
-                        SweepResult::Empty => {
-                            stats.released += 1;
-                            shared.release_block(b);
-                        }
-                        SweepResult::Full => {
-                            (*b).xthread_free.set_delay(Delay::UseDelayed, false);
-                            (*b).state = BlockState::Full;
-                            self.full.push_front(b);
-                        }
-                        SweepResult::Partial if idle[bin] => {
-                            stats.abandoned += 1;
-                            shared.abandon(b);
-                        }
-                        SweepResult::Partial => {
-                            (*b).xthread_free.set_delay(Delay::NoDelayed, false);
-                            (*b).state = BlockState::Queued;
-                            self.queues[bin].push_front(b);
-                        }
-                    }
-                }
+                // SAFETY: we have exclusive access to the heap and its blocks; `b` is on no list.
+                unsafe { self.sweep_one(b, is_live, idle[(*b).bin()], &mut stats) };
             }
         }
         self.slow_bins = 0;

@@ -144,7 +144,7 @@ impl Heap {
     ///
     /// # Safety
     /// The caller owns `b`, which is on no list.
-    unsafe fn sweep_one(
+    pub(super) unsafe fn sweep_one(
         &mut self,
         b: *mut Block,
         is_live: &mut dyn FnMut(*mut u8) -> bool,
