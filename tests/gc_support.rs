@@ -272,7 +272,13 @@ fn allocated_start_pages_tracks_allocation() {
         assert_eq!((*b).allocated_start_pages(), PageMask::page(page));
         // Exactly the header page and the pages `last` overlaps.
         let off = last as usize - b as usize;
-        assert_eq!((*b).charged(), PageMask::page(0).union(PageMask::of_range(off, off + 256)));
-        assert_eq!((*b).charged(), PageMask::page(0).union((*b).allocated_pages()));
+        assert_eq!(
+            (*b).charged(),
+            PageMask::page(0).union(PageMask::of_range(off, off + 256))
+        );
+        assert_eq!(
+            (*b).charged(),
+            PageMask::page(0).union((*b).allocated_pages())
+        );
     }
 }
