@@ -1,6 +1,6 @@
 //! The mutator-visible layout of the (patched) mmtk 0.31.0 against mmtk-openjdk 0.31.0's C++
 //! mirror (`openjdk/mmtkMutator.hpp`). The expected figures and where they come from:
-//! `src/lib.rs` (`expected`) and README.md.
+//! `contract/lib.rs` (`expected`) and README.md.
 
 use std::mem::{align_of, offset_of, size_of};
 
