@@ -25,7 +25,7 @@ use crate::util::object_enum::{self, ObjectEnumerator};
 use crate::util::{Address, ObjectReference};
 use crate::vm::{ObjectModel, Scanning, VMBinding};
 use super::purge::DeferredPurge;
-use shardsweep::{Heap, Madvise, OsMemory, Settings, Shared};
+use shardsweep::{CountingBudget, Heap, Madvise, OsMemory, PageBudget, Settings, Shared};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -41,8 +41,9 @@ pub struct ShardSweepSpace<VM: VMBinding> {
     shared: OnceLock<&'static Shared>,
     /// The deferred purge queue (`SHARDSWEEP_PURGE=gc`), created with `shared`.
     purge: OnceLock<&'static DeferredPurge>,
-    /// Pages charged by the core (the `PageBudget` count).
-    pub(super) xcharged: AtomicUsize,
+    /// Pages charged by the core (the count behind the space's `PageBudget`; the space adds
+    /// the GC-trigger veto, see glue.rs).
+    pub(super) pages: CountingBudget,
     /// Between `prepare` and `end_of_gc`: mutators are stopped, callers are GC workers.
     pub(super) xin_gc: AtomicBool,
     /// Blocks given back outside a GC (the page resource takes blocks back on GC workers only).
@@ -196,7 +197,7 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
             settings,
             shared: OnceLock::new(),
             purge: OnceLock::new(),
-            xcharged: AtomicUsize::new(0),
+            pages: CountingBudget::unlimited(),
             xin_gc: AtomicBool::new(false),
             spare: Mutex::new(Vec::new()),
             heaps: Mutex::new(Vec::new()),
@@ -251,8 +252,7 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
 
     /// Pages the core holds (charged to the GC trigger).
     pub fn charged_pages(&self) -> usize {
-        // Relaxed: a statistic.
-        self.xcharged.load(Ordering::Relaxed)
+        self.pages.charged()
     }
 
     /// The runtime settings.

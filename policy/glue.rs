@@ -157,12 +157,13 @@ unsafe impl<VM: VMBinding> BlockSource for ShardSweepSpace<VM> {
 
 impl<VM: VMBinding> PageBudget for ShardSweepSpace<VM> {
     fn try_charge(&self, pages: usize) -> bool {
-        // Relaxed: a counter read by the GC trigger; it orders no other memory.
-        self.xcharged.fetch_add(pages, Ordering::Relaxed);
+        // The count is an unlimited `CountingBudget`; the limit is MMTk's GC trigger.
+        let counted = self.pages.try_charge(pages);
+        debug_assert!(counted);
         if self.may_poll() && self.get_gc_trigger().poll(false, Some(self.as_space())) {
             // A GC has been requested: undo the charge, tell the trigger what we wanted, and
             // let the allocator block for the GC outside the core.
-            self.xcharged.fetch_sub(pages, Ordering::Relaxed);
+            self.pages.uncharge(pages);
             let meta = self.estimate_side_meta_pages(pages);
             self.get_gc_trigger().policy.on_pending_allocation(pages + meta);
             fail(Failure::Vetoed);
@@ -172,11 +173,10 @@ impl<VM: VMBinding> PageBudget for ShardSweepSpace<VM> {
     }
 
     fn uncharge(&self, pages: usize) {
-        let old = self.xcharged.fetch_sub(pages, Ordering::Relaxed);
-        debug_assert!(old >= pages, "uncharging {pages} of {old} pages");
+        self.pages.uncharge(pages);
     }
 
     fn charged(&self) -> usize {
-        self.xcharged.load(Ordering::Relaxed)
+        self.pages.charged()
     }
 }
