@@ -74,18 +74,18 @@ impl<VM: VMBinding> ShardSweepAllocator<VM> {
     pub(crate) fn prepare(&mut self) {}
 
     /// Mutator release hook, on a GC worker: sweep this mutator's blocks (eager), or sweep its
-    /// idle size classes and leave the rest to the mutator's slow path (lazy).
+    /// idle size classes and leave the rest to the mutator's slow path (lazy). An emergency
+    /// collection (MMTk's last attempt before out of memory) always sweeps eagerly, so the
+    /// space's page count is exact when MMTk decides whether the heap is really full.
     pub(crate) fn release(&mut self) {
         if self.heap.is_null() {
             return;
         }
-        match self.space.settings().sweep {
-            SweepMode::Eager => {
-                self.heap().sweep(&mut |cell| sweep::is_live::<VM>(cell));
-            }
-            SweepMode::Lazy => {
-                self.heap().defer_sweep(sweep::is_live::<VM>);
-            }
+        let eager = self.space.settings().sweep == SweepMode::Eager || self.context.state.is_emergency_collection();
+        if eager {
+            self.heap().sweep(&mut |cell| sweep::is_live::<VM>(cell));
+        } else {
+            self.heap().defer_sweep(sweep::is_live::<VM>, &mut |cell| sweep::is_marked::<VM>(cell));
         }
     }
 }

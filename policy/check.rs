@@ -6,15 +6,16 @@
 //!   every heap and of the abandoned stacks (walked); those blocks are exactly the live block
 //!   headers found in the space's chunks (none leaked, none lost) and exactly the blocks the page
 //!   resource has committed (plus spares); under block accounting every block is charged whole.
-//! * `SHARDSWEEP_CHECK_RECLAIM=1`: after the sweep (skipping blocks a lazy sweep has not reached)
-//!   every block is charged exactly for its header page and the pages its live cells overlap
+//! * `SHARDSWEEP_CHECK_RECLAIM=1`: after the sweep every block is charged exactly for its header page and the pages its live cells overlap
 //!   (`charged == {0} ∪ allocated_pages()`: a dead cell spilling into a page no live cell needs
 //!   is set aside by the core's sweep, so that page is given back), hence
 //!   `charged(b) ≤ 1 + |S(b)|·(1 + ⌈(cell−1)/4 KiB⌉)` with `S(b)` the pages where a live cell of
 //!   `b` starts (≤ 2 pages per such page for cells ≤ 4 KiB). It also reports the footprint
 //!   against the live data: `bound_live = Σ_(owner,bin) ⌈live bytes/4 KiB⌉ + #(owner,bin) +
 //!   #blocks` (one page per live (thread, size class) plus the header pages), where the owner of
-//!   an abandoned block is "abandoned".
+//!   an abandoned block is "abandoned". A block a lazy sweep has not reached yet (accounted at
+//!   the GC, lists not rebuilt) is checked against the marks instead: charged exactly for page 0
+//!   and the pages of marked cells; it is left out of the footprint figures (`unswept=`).
 //!
 //! Each check prints one line to stderr per GC (`shardsweep-check ...`), and panics with the
 //! reason on failure.
@@ -136,7 +137,21 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
             // SAFETY: live blocks, mutators stopped.
             let b = unsafe { &*b };
             if unswept {
+                // Accounted at this GC, lists not yet rebuilt: the charge must already be page 0
+                // plus the pages of marked cells (the marks stay until the owner sweeps).
                 skipped += 1;
+                if page {
+                    let expect = b.live_pages(&mut |c| super::sweep::is_marked::<VM>(c));
+                    if b.charged() != expect {
+                        errs.push(format!(
+                            "unswept block {:p} (cell {} B): charged pages {:#x}, expected {:#x}",
+                            b as *const _,
+                            b.cell_size(),
+                            b.charged().0,
+                            expect.0
+                        ));
+                    }
+                }
                 continue;
             }
             checked += 1;

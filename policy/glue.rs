@@ -67,6 +67,22 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
             && self.common.global_state.is_initialized()
     }
 
+    /// Tells MMTk that an allocation needing new memory succeeded since the last GC, as the
+    /// stock allocators do after every successful slow path (`alloc_slow_inline`). MMTk counts
+    /// a GC that follows another with no such success as an *emergency* collection, and an
+    /// allocation that fails after an emergency collection as out of memory; our mutators take
+    /// fresh pages in the core, never through MMTk's slow path, so without this report every
+    /// second GC would be an emergency one and a mutator descheduled across two GCs would see a
+    /// false out of memory.
+    fn note_allocation_success(&self) {
+        let flag = &self.common.global_state.allocation_success;
+        // Relaxed: a hint read by the GC trigger when the next GC is scheduled (the stop for
+        // that GC orders it); the load first keeps the cache line shared when already set.
+        if !flag.load(Ordering::Relaxed) {
+            flag.store(true, Ordering::Relaxed);
+        }
+    }
+
     /// Takes one block from the page resource like `Space::acquire` after its poll: reserve,
     /// get pages under the acquire lock, map pages and side metadata, grow the space (SFT).
     fn acquire_from_page_resource(&self, tls: VMThread) -> Option<Address> {
@@ -169,6 +185,7 @@ impl<VM: VMBinding> PageBudget for ShardSweepSpace<VM> {
             fail(Failure::Vetoed);
             return false;
         }
+        self.note_allocation_success();
         true
     }
 

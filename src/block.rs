@@ -20,6 +20,11 @@
 //!   by live cells;
 //! * `extended ⊆ starts` (the pages in which at least one cell starts), `excluded ⊆ extended`;
 //! * every cell on `free` / `local_free` starts in an extended page.
+//!
+//! An `Unswept` block (lazy sweeping: accounted at the GC, swept later by its owner) has empty
+//! lists and `{0} ⊆ charged ⊆ {0} ∪ ⋃_{p ∈ extended} overlap(p)`: its charge was already cut to
+//! page 0 plus the pages of live cells, while `extended` still says which cells the coming sweep
+//! must ask about.
 
 use crate::budget::{Accounting, PageBudget};
 use crate::cell::Cell;
@@ -45,7 +50,16 @@ pub enum BlockState {
     Abandoned = 3,
     /// Given back to the block source.
     Released = 4,
+    /// On its owner heap's unswept list (lazy sweeping): accounted at the GC ([`Block::account`]:
+    /// pages without a live cell given back, lists dropped), its lists to be rebuilt by the
+    /// owner's sweep; nothing allocates from it until then.
+    Unswept = 5,
 }
+
+/// Words of a block's live-cell bitmap (one bit per cell of the smallest size, 8 bytes).
+const LIVE_WORDS: usize = (BLOCK_BYTES / 8).div_ceil(64);
+/// A block's live cells by index, built by a sweep.
+type LiveMap = [u64; LIVE_WORDS];
 
 /// Magic value of a live header, to reject foreign pointers in debug builds.
 const MAGIC: u32 = 0x5348_5357; // "SHSW"
@@ -502,23 +516,10 @@ impl Block {
         }
     }
 
-    /// Sweeps the block: asks `is_live` about every cell of the extended pages (once each, in
-    /// address order), rebuilds the free list from dead cells on pages that stay charged, drops
-    /// extended pages that no longer hold a live cell, uncharges and gives back every page no
-    /// longer charged, and classifies the block. Cells on `free`/`local_free` must be reported
-    /// dead by `is_live`; remote frees must have been collected (`collect`) or be absent.
-    /// `zero`: dead cells put back on the free list are zeroed (garbage-collected mode).
-    /// Work: O(cells in the block).
-    pub fn sweep(
-        &mut self,
-        is_live: &mut dyn FnMut(*mut u8) -> bool,
-        zero: bool,
-        accounting: Accounting,
-        budget: &dyn PageBudget,
-        os: &dyn OsMemory,
-    ) -> SweepResult {
-        const WORDS: usize = (BLOCK_BYTES / 8).div_ceil(64);
-        let mut live = [0u64; WORDS];
+    /// Asks `is_live` about every cell of the extended pages (once each, in address order):
+    /// the live cells as a bitmap by cell index, and their number.
+    fn live_map(&self, is_live: &mut dyn FnMut(*mut u8) -> bool) -> (LiveMap, u32) {
+        let mut live = [0u64; LIVE_WORDS];
         let mut live_count = 0u32;
         let cs = self.cell_size();
         let mut rest = self.extended.0;
@@ -533,24 +534,97 @@ impl Block {
                 }
             }
         }
+        (live, live_count)
+    }
+
+    /// The pages a sweep leaves charged: page accounting keeps the header page and exactly the
+    /// pages overlapped by live cells; block accounting keeps every page.
+    fn charged_after_sweep(&self, live: &LiveMap, accounting: Accounting) -> PageMask {
+        if accounting != Accounting::Page {
+            return PageMask::ALL;
+        }
+        let cs = self.cell_size();
+        let mut m = PageMask::page(0);
+        for (w, &bits) in live.iter().enumerate() {
+            let mut rest = bits;
+            while rest != 0 {
+                let i = w * 64 + rest.trailing_zeros() as usize;
+                rest &= rest - 1;
+                let off = HEADER_BYTES + i * cs;
+                m = m.union(PageMask::of_range(off, off + cs));
+            }
+        }
+        m
+    }
+
+    /// Page 0 plus the pages overlapped by the cells `is_live` reports live, among the cells of
+    /// the extended pages: the charge a page-accounting sweep with that oracle leaves (checks
+    /// of `Unswept` blocks).
+    pub fn live_pages(&self, is_live: &mut dyn FnMut(*mut u8) -> bool) -> PageMask {
+        self.charged_after_sweep(&self.live_map(is_live).0, Accounting::Page)
+    }
+
+    /// The accounting half of a sweep, done at the GC for a block whose sweep is deferred (lazy
+    /// sweeping): asks `is_marked` about every cell of the extended pages, gives back (and
+    /// uncharges) every page that the sweep will not keep charged, drops the free lists (they
+    /// may run through given-back pages; the sweep rebuilds them) and marks the block
+    /// `Unswept`. Returns the number of live cells (0: the caller releases the block now).
+    ///
+    /// `is_marked` must answer as the later sweep's oracle will and must not change its answers
+    /// (it must not clear marks). Remote frees must have been collected or be absent. Lazy
+    /// sweeping thus defers building the lists, never the accounting: after a GC the budget
+    /// holds what an eager sweep would have left charged. Work: O(cells in the block).
+    pub fn account(
+        &mut self,
+        is_marked: &mut dyn FnMut(*mut u8) -> bool,
+        accounting: Accounting,
+        budget: &dyn PageBudget,
+        os: &dyn OsMemory,
+    ) -> u32 {
+        debug_assert!(self.is_valid());
+        let (live, live_count) = self.live_map(is_marked);
+        let charged = self.charged_after_sweep(&live, accounting);
+        self.free = ptr::null_mut();
+        self.local_free = ptr::null_mut();
+        self.used = live_count;
+        self.state = BlockState::Unswept;
+        let released = self.charged.minus(charged);
+        if !released.is_empty() {
+            self.give_back(released, budget, os);
+        }
+        debug_assert!(self.is_valid());
+        live_count
+    }
+
+    /// Sweeps the block: asks `is_live` about every cell of the extended pages (once each, in
+    /// address order), rebuilds the free list from dead cells on pages that stay charged, drops
+    /// extended pages that no longer hold a live cell, uncharges and gives back every page no
+    /// longer charged, and classifies the block. Cells on `free`/`local_free` must be reported
+    /// dead by `is_live`; remote frees must have been collected (`collect`) or be absent.
+    /// `zero`: dead cells put back on the free list are zeroed (garbage-collected mode).
+    /// An `Unswept` block (see [`Block::account`]) becomes `Queued`; the caller files it.
+    /// Work: O(cells in the block).
+    pub fn sweep(
+        &mut self,
+        is_live: &mut dyn FnMut(*mut u8) -> bool,
+        zero: bool,
+        accounting: Accounting,
+        budget: &dyn PageBudget,
+        os: &dyn OsMemory,
+    ) -> SweepResult {
+        if self.state == BlockState::Unswept {
+            self.state = BlockState::Queued;
+        }
+        let (live, live_count) = self.live_map(is_live);
+        let cs = self.cell_size();
         // Page accounting: the pages that stay charged are the header page and exactly the pages
         // overlapped by live cells. A dead cell goes back on the free list only if every page it
         // touches stays charged; otherwise it is the last cell of its page spilling into a page
         // no live cell needs, and it is set aside (`excluded`) until a later extension charges
         // that page or the next sweep. Block accounting keeps every page and lists every dead cell.
-        let page_mode = accounting == Accounting::Page;
-        let charged = if page_mode {
-            let mut m = PageMask::page(0);
-            for i in 0..self.reserved() {
-                if live[i / 64] & (1 << (i % 64)) != 0 {
-                    let off = HEADER_BYTES + i * cs;
-                    m = m.union(PageMask::of_range(off, off + cs));
-                }
-            }
-            m
-        } else {
-            PageMask::ALL
-        };
+        // (An accounted block's charge is already cut to these pages; it only gives back pages
+        // if the oracle now reports fewer live cells than `account` saw.)
+        let charged = self.charged_after_sweep(&live, accounting);
         let mut keep = PageMask::EMPTY;
         let mut excluded = PageMask::EMPTY;
         // Rebuild the free list from the listable dead cells, in address order.
@@ -671,6 +745,13 @@ impl Block {
             rest &= rest - 1;
             let (f, e) = cells_starting_in(p, self.cell_size(), self.reserved());
             cap += e - f;
+        }
+        if self.state == BlockState::Unswept {
+            let bound = if self.charged == PageMask::ALL { PageMask::ALL } else { self.charged_for(self.extended) };
+            return self.charged.contains(0)
+                && bound.covers(self.charged)
+                && self.free.is_null()
+                && self.local_free.is_null();
         }
         if !self.extended.covers(self.excluded) || cap != self.capacity() + self.excluded.count() {
             return false;

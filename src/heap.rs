@@ -112,6 +112,8 @@ pub struct SweepStats {
     pub abandoned: usize,
     /// Live cells found.
     pub live_cells: usize,
+    /// Blocks accounted at a lazy GC (their sweep deferred; see `Heap::defer_sweep`).
+    pub accounted: usize,
 }
 
 /// A thread-local heap. It must not move once used (blocks point to it): create it with
@@ -641,7 +643,7 @@ impl Heap {
             for b in q.blocks() {
                 // SAFETY: owned blocks.
                 let ok = unsafe {
-                    (*b).is_valid() && (*b).bin() == bin && (*b).state == BlockState::Queued
+                    (*b).is_valid() && (*b).bin() == bin && (*b).state == BlockState::Unswept
                 };
                 if !ok {
                     return false;

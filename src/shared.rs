@@ -97,6 +97,24 @@ impl Shared {
         }
     }
 
+    /// The accounting half of a deferred sweep of `b` (see [`Block::account`]), with the
+    /// configured accounting, budget and OS. Returns the number of live cells.
+    ///
+    /// # Safety
+    /// The caller owns `b` (stop-the-world, or its owner), which is on no list or on its owner's
+    /// lists; its remote frees are collected here.
+    pub(crate) unsafe fn account_block(
+        &self,
+        b: *mut Block,
+        is_marked: &mut dyn FnMut(*mut u8) -> bool,
+    ) -> u32 {
+        // SAFETY: per the contract.
+        unsafe {
+            (*b).collect();
+            (*b).account(is_marked, self.settings.accounting, self.budget, self.os)
+        }
+    }
+
     /// Takes a fresh block from the source for `bin` and initialises it (charging page 0, or
     /// the whole block). `None` if the source is exhausted or the budget vetoes.
     pub(crate) fn fresh_block(&self, bin: usize) -> Option<*mut Block> {

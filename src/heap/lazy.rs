@@ -6,7 +6,10 @@
 //!    blocks abandoned, as in an eager sweep, so the abandoned stacks only ever hold swept
 //!    blocks. Every other bin's blocks (queued and full) move to the bin's *unswept* list: off
 //!    the queues and the direct table, so no allocation path can pop a cell from a block whose
-//!    free list does not yet include the cells that died.
+//!    free list does not yet include the cells that died. Each such block is *accounted* at once
+//!    (`Block::account`, with a mark-preserving oracle): the pages an eager sweep would give back
+//!    are given back and blocks without a live cell are released, so the budget after a lazy GC
+//!    equals the budget after an eager one; only building the lists is deferred.
 //! 2. The owner's slow path for a bin with unswept blocks sweeps all of them first (with the
 //!    oracle given to `defer_sweep`), then proceeds as usual. Cost: once per bin per GC,
 //!    O(cells in the bin's blocks) — the price of lazy sweeping on the slow path's bound.
@@ -45,7 +48,16 @@ impl Heap {
     /// now (abandoning their partly used blocks when `abandon_idle_bins` is set) and leaves every
     /// other bin's blocks unswept, to be swept by the owner's slow path or by
     /// [`Heap::finish_sweep`] with `is_live`. Panics if a previous lazy sweep is unfinished.
-    pub fn defer_sweep(&mut self, is_live: fn(*mut u8) -> bool) -> SweepStats {
+    ///
+    /// Deferred blocks are *accounted* now (`is_marked`, an oracle that answers as `is_live`
+    /// will but leaves the marks alone): each gives back the pages an eager sweep would, and a
+    /// block without a live cell is released at once, so the budget after a lazy GC is what it
+    /// would be after an eager one. Only building the free lists waits for the owner.
+    pub fn defer_sweep(
+        &mut self,
+        is_live: fn(*mut u8) -> bool,
+        is_marked: &mut dyn FnMut(*mut u8) -> bool,
+    ) -> SweepStats {
         assert!(
             !self.has_unswept(),
             "shardsweep: the previous lazy sweep was not finished before this GC"
@@ -68,10 +80,30 @@ impl Heap {
         }
         let mut stats = SweepStats::default();
         let mut oracle = is_live;
+        let shared = self.shared;
         for (bin, &idle) in idle.iter().enumerate().skip(1) {
             let mut q = std::mem::replace(&mut self.queues[bin], Queue::EMPTY);
             if !idle {
-                self.unswept[bin] = q;
+                let mut pending = Queue::EMPTY;
+                loop {
+                    let b = q.pop_front();
+                    if b.is_null() {
+                        break;
+                    }
+                    // SAFETY: exclusive access to the heap and its blocks (stop-the-world);
+                    // `b` is on no list.
+                    unsafe {
+                        stats.accounted += 1;
+                        if shared.account_block(b, is_marked) == 0 {
+                            stats.released += 1;
+                            (*b).state = BlockState::Queued;
+                            shared.release_block(b);
+                        } else {
+                            pending.push_front(b);
+                        }
+                    }
+                }
+                self.unswept[bin] = pending;
                 continue;
             }
             loop {
