@@ -82,10 +82,11 @@ impl<VM: VMBinding> ShardSweepAllocator<VM> {
             return;
         }
         let eager = self.space.settings().sweep == SweepMode::Eager || self.context.state.is_emergency_collection();
+        let mut oracle = self.space.sweep_oracle();
         if eager {
-            self.heap().sweep(&mut |cell| sweep::is_live::<VM>(cell));
+            self.heap().sweep(&mut oracle);
         } else {
-            self.heap().defer_sweep(sweep::is_live::<VM>, &mut |cell| sweep::is_marked::<VM>(cell));
+            self.heap().defer_sweep(oracle, &mut |cell| sweep::is_marked::<VM>(cell));
         }
     }
 }

@@ -9,6 +9,7 @@
 use super::region::Block;
 use super::settings::SpaceSettings;
 use super::settings::SweepMode;
+use super::sweep;
 use super::work;
 use crate::plan::{ObjectQueue, VectorObjectQueue};
 use crate::policy::gc_work::{PolicyTraceObject, TraceKind};
@@ -16,7 +17,7 @@ use crate::policy::sft::{GCWorkerMutRef, SFT};
 use crate::policy::space::{CommonSpace, PlanCreateSpaceArgs, Space};
 use crate::scheduler::{GCWork, GCWorkScheduler, GCWorker, WorkBucketStage};
 use crate::util::copy::CopySemantics;
-use crate::util::heap::chunk_map::ChunkMap;
+use crate::util::heap::chunk_map::{Chunk, ChunkMap, ChunkState};
 use crate::util::heap::{BlockPageResource, PageResource};
 use crate::util::linear_scan::Region;
 use crate::util::metadata::side_metadata::SideMetadataSpec;
@@ -295,9 +296,31 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
         object
     }
 
+    /// Whether mark bits are cleared in bulk before each trace (eager sweeping with a side mark
+    /// bit) rather than by the sweeps, bit by bit.
+    pub(super) fn marks_cleared_in_bulk(&self) -> bool {
+        self.settings.sweep == SweepMode::Eager && sweep::mark_bit_on_side::<VM>()
+    }
+
+    /// The oracle every sweep of this space uses.
+    pub(super) fn sweep_oracle(&self) -> fn(*mut u8) -> bool {
+        sweep::sweep_oracle::<VM>(self.marks_cleared_in_bulk())
+    }
+
     pub fn prepare(&mut self, _full_heap: bool) {
         // Relaxed: mutators are stopped; the GC's start orders this for them.
         self.xin_gc.store(true, Ordering::Relaxed);
+        if self.marks_cleared_in_bulk() {
+            // Every block was swept at the last GC, reading (not clearing) its marks: clear them
+            // all now, a chunk's side metadata at a time, as `native_ms` does.
+            if let MetadataSpec::OnSide(side) = *VM::VMObjectModel::LOCAL_MARK_BIT_SPEC.as_spec() {
+                for chunk in self.chunk_map.all_chunks() {
+                    if self.chunk_map.get(chunk) == ChunkState::Allocated {
+                        side.bzero_metadata(chunk.start(), Chunk::BYTES);
+                    }
+                }
+            }
+        }
         // Blocks given back by mutators outside GC return to the page resource (on a worker).
         let spare = std::mem::take(&mut *self.spare.lock().unwrap());
         for a in spare {

@@ -1,11 +1,17 @@
 //! The oracle the core's sweep asks about every cell: is the object in it marked? It maps the
-//! cell to the object reference exactly as `native_ms`'s block sweep does, clears the mark of a
-//! live object (so marks need no separate clearing pass), and clears the VO bits of a dead cell.
+//! cell to the object reference exactly as `native_ms`'s block sweep does and clears the VO bits
+//! of a dead cell. Marks are cleared either in bulk before the next trace (eager sweeping with a
+//! side mark bit: `ShardSweepSpace::prepare` zeroes the chunks' mark bits, as `native_ms` does)
+//! or by the sweep, bit by bit, when they must outlive the GC (lazy sweeping) or live in the
+//! object header. A side mark bit is read directly (its byte and shift), not through the generic
+//! metadata accessor, which cost a call per cell.
 
-use crate::util::constants::MIN_OBJECT_SIZE;
+use crate::util::constants::{LOG_MIN_OBJECT_SIZE, MIN_OBJECT_SIZE};
+use crate::util::metadata::side_metadata::{address_to_meta_address, SideMetadataSpec};
+use crate::util::metadata::MetadataSpec;
 use crate::util::{Address, ObjectReference};
 use crate::vm::{ObjectModel, VMBinding};
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicU8, Ordering};
 
 /// Whether cell address == object reference for cells of `cell_size` bytes (`native_ms`'s
 /// condition for its simple sweep).
@@ -20,9 +26,29 @@ fn cell_is_object<VM: VMBinding>(cell_size: usize) -> bool {
 /// Whether `object` is marked; if `TAKE`, also clears its mark.
 #[inline(always)]
 fn take_mark<VM: VMBinding, const TAKE: bool>(object: ObjectReference) -> bool {
-    // Relaxed: the release phase starts after the trace has finished (the scheduler's bucket
-    // barrier orders every mark before this load); a lazy sweep runs on the owner after the GC
-    // (the end of the stop orders it); the cleared bit is next read in the next GC.
+    // Orderings (Relaxed throughout): the release phase starts after the trace has finished
+    // (the scheduler's bucket barrier orders every mark before these loads); a lazy sweep runs
+    // on the owner after the GC (the end of the stop orders it); a cleared bit is next read in
+    // the next GC, after its stop.
+    if let MetadataSpec::OnSide(side) = *VM::VMObjectModel::LOCAL_MARK_BIT_SPEC.as_spec() {
+        if side.log_num_of_bits == 0 {
+            let addr = object.to_raw_address();
+            let meta = address_to_meta_address(&side, addr);
+            // The bit's place in its byte, as mmtk's `meta_byte_lshift` computes it for 1-bit
+            // metadata.
+            let bit = 1u8 << ((addr.as_usize() >> side.log_bytes_in_region) & 7);
+            // SAFETY: the side metadata of every block of the space is mapped when the block is
+            // acquired (`try_map_metadata_space`) and stays mapped; a byte is a valid AtomicU8.
+            let byte = unsafe { meta.as_ref::<AtomicU8>() };
+            let marked = byte.load(Ordering::Relaxed) & bit != 0;
+            if TAKE && marked {
+                // Other bits of the byte belong to other cells of the same block (cells are at
+                // least 8 bytes, a byte covers 64), swept by this thread: an atomic AND anyway.
+                byte.fetch_and(!bit, Ordering::Relaxed);
+            }
+            return marked;
+        }
+    }
     if VM::VMObjectModel::LOCAL_MARK_BIT_SPEC.is_marked::<VM>(object, Ordering::Relaxed) {
         if TAKE {
             VM::VMObjectModel::LOCAL_MARK_BIT_SPEC.store_atomic::<VM, u8>(object, 0, None, Ordering::Relaxed);
@@ -33,26 +59,83 @@ fn take_mark<VM: VMBinding, const TAKE: bool>(object: ObjectReference) -> bool {
     }
 }
 
-/// Is the cell at `cell` live? Clears its mark if so; clears its VO bits if not.
-pub(super) fn is_live<VM: VMBinding>(cell: *mut u8) -> bool {
-    probe::<VM, true>(cell)
+/// The mark bit's spec if it is a 1-bit side spec with one bit per `MIN_OBJECT_SIZE` bytes
+/// (the brute-force sweep's granule).
+#[inline(always)]
+fn side_mark_per_min_object<VM: VMBinding>() -> Option<SideMetadataSpec> {
+    match *VM::VMObjectModel::LOCAL_MARK_BIT_SPEC.as_spec() {
+        MetadataSpec::OnSide(side) if side.log_num_of_bits == 0 && side.log_bytes_in_region == LOG_MIN_OBJECT_SIZE as usize => {
+            Some(side)
+        }
+        _ => None,
+    }
+}
+
+/// Whether any of the `n` mark bits of granules `g0..g0 + n` (granule = `MIN_OBJECT_SIZE`
+/// bytes) is set; if `TAKE`, clears the set ones. Reads a metadata byte (8 granules) at a time.
+#[inline(always)]
+fn take_side_marks<const TAKE: bool>(side: &SideMetadataSpec, g0: usize, n: usize) -> bool {
+    let (mut g, end) = (g0, g0 + n);
+    let mut found = false;
+    while g < end {
+        let lo = g & 7;
+        let hi = usize::min(8, lo + (end - g));
+        let mask = ((1u16 << hi) - (1u16 << lo)) as u8;
+        // SAFETY: `g` is a granule of a cell (or just around it) of a live block of the space,
+        // whose side metadata is mapped (as in `take_mark`); a byte is a valid AtomicU8.
+        // Orderings as in `take_mark`.
+        let byte = unsafe {
+            address_to_meta_address(side, Address::from_usize(g << LOG_MIN_OBJECT_SIZE)).as_ref::<AtomicU8>()
+        };
+        let bits = byte.load(Ordering::Relaxed) & mask;
+        if bits != 0 {
+            if !TAKE {
+                return true;
+            }
+            found = true;
+            byte.fetch_and(!bits, Ordering::Relaxed);
+        }
+        g += hi - lo;
+    }
+    found
+}
+
+/// Whether the mark bit is on the side (then an eager-sweeping space clears it in bulk).
+pub(super) fn mark_bit_on_side<VM: VMBinding>() -> bool {
+    matches!(*VM::VMObjectModel::LOCAL_MARK_BIT_SPEC.as_spec(), MetadataSpec::OnSide(_))
+}
+
+/// The sweeps' oracle: is the cell at `cell` live? Clears the VO bits of a dead cell, and the
+/// mark of a live one unless `marks_cleared_in_bulk`.
+pub(super) fn sweep_oracle<VM: VMBinding>(marks_cleared_in_bulk: bool) -> fn(*mut u8) -> bool {
+    if marks_cleared_in_bulk {
+        probe::<VM, false, true>
+    } else {
+        probe::<VM, true, true>
+    }
 }
 
 /// Is the cell at `cell` live? Changes nothing (the lazy GC's accounting pass, whose answers the
-/// owner's later sweep with [`is_live`] must repeat).
+/// owner's later sweep must repeat; the checks).
 pub(super) fn is_marked<VM: VMBinding>(cell: *mut u8) -> bool {
-    probe::<VM, false>(cell)
+    probe::<VM, false, false>(cell)
 }
 
-/// The oracle; `TAKE`: clear the mark of a live cell and the VO bits of a dead one.
+/// The oracle; `TAKE`: clear the mark of a live cell; `SWEEP`: clear the VO bits of a dead one.
 #[inline(always)]
-fn probe<VM: VMBinding, const TAKE: bool>(cell: *mut u8) -> bool {
+fn probe<VM: VMBinding, const TAKE: bool, const SWEEP: bool>(cell: *mut u8) -> bool {
     // SAFETY: the core only asks about cells of live blocks, whose header is readable.
     let cell_size = unsafe { (*shardsweep::Block::of(cell)).cell_size() };
     let start = Address::from_mut_ptr(cell);
     let live = if cell_is_object::<VM>(cell_size) {
         // SAFETY: a cell address is non-zero.
         take_mark::<VM, TAKE>(unsafe { ObjectReference::from_raw_address_unchecked(start) })
+    } else if let Some(side) = side_mark_per_min_object::<VM>() {
+        // The object may start anywhere in the cell: its mark is one of the cell's
+        // `cell_size / MIN_OBJECT_SIZE` consecutive bits from the first possible reference's
+        // (what the brute-force loop below probes one by one), read a byte at a time.
+        let first = (start.as_usize() as isize + VM::VMObjectModel::OBJECT_REF_OFFSET_LOWER_BOUND) as usize;
+        take_side_marks::<TAKE>(&side, first >> LOG_MIN_OBJECT_SIZE, cell_size >> LOG_MIN_OBJECT_SIZE)
     } else {
         // The object may start anywhere in the cell: look for a mark at every possible
         // reference (native_ms's brute-force sweep).
@@ -72,7 +155,7 @@ fn probe<VM: VMBinding, const TAKE: bool>(cell: *mut u8) -> bool {
         found
     };
     #[cfg(feature = "vo_bit")]
-    if TAKE && !live {
+    if SWEEP && !live {
         crate::util::metadata::vo_bit::bzero_vo_bit(start, cell_size);
     }
     live

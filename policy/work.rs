@@ -2,7 +2,6 @@
 //! (release phase), and finishing lazy sweeps before marking (prepare phase).
 
 use super::global::ShardSweepSpace;
-use super::sweep;
 use crate::scheduler::{GCWork, GCWorker, WorkBucketStage};
 use crate::vm::VMBinding;
 use crate::MMTK;
@@ -15,6 +14,8 @@ const BLOCKS_PER_PACKET: usize = 32;
 /// Sweeps some detached batches of abandoned blocks (a range of bins, or part of one bin).
 pub(super) struct SweepAbandoned<VM: VMBinding> {
     shared: &'static Shared,
+    /// The space's sweep oracle (see `ShardSweepSpace::sweep_oracle`).
+    oracle: fn(*mut u8) -> bool,
     batches: Vec<AbandonedBatch>,
     _vm: PhantomData<fn() -> VM>,
 }
@@ -22,7 +23,7 @@ pub(super) struct SweepAbandoned<VM: VMBinding> {
 impl<VM: VMBinding> GCWork<VM> for SweepAbandoned<VM> {
     fn do_work(&mut self, _worker: &mut GCWorker<VM>, _mmtk: &'static MMTK<VM>) {
         for batch in self.batches.drain(..) {
-            self.shared.sweep_batch(batch, &mut |cell| sweep::is_live::<VM>(cell));
+            self.shared.sweep_batch(batch, &mut self.oracle);
         }
     }
 }
@@ -34,11 +35,12 @@ impl<VM: VMBinding> GCWork<VM> for SweepAbandoned<VM> {
 /// swept twice. Returns the number of packets.
 pub(super) fn queue_abandoned_sweeps<VM: VMBinding>(space: &ShardSweepSpace<VM>, shared: &'static Shared) -> usize {
     let mut packets: Vec<Box<dyn GCWork<VM>>> = Vec::new();
+    let oracle = space.sweep_oracle();
     let mut current: Vec<AbandonedBatch> = Vec::new();
     let mut in_current = 0;
     let flush = |current: &mut Vec<AbandonedBatch>, in_current: &mut usize, packets: &mut Vec<Box<dyn GCWork<VM>>>| {
         if !current.is_empty() {
-            packets.push(Box::new(SweepAbandoned::<VM> { shared, batches: std::mem::take(current), _vm: PhantomData }));
+            packets.push(Box::new(SweepAbandoned::<VM> { shared, oracle, batches: std::mem::take(current), _vm: PhantomData }));
             *in_current = 0;
         }
     };
