@@ -5,7 +5,8 @@
 //! and its pages are charged; the budget equals the sum of the blocks' charged pages; every
 //! block's invariants hold. After every sweep: each block's charged pages are exactly page 0 (the
 //! header) plus the pages overlapped by allocated cells, released pages hold no allocated cell, and live
-//! cells' bytes are intact.
+//! cells' bytes are intact. A lazy GC (`defer_sweep`) must leave the same equation on every block,
+//! swept or not (lazy sweeping defers building lists, never the accounting).
 
 mod common;
 
@@ -20,6 +21,17 @@ enum Op {
     Free(usize),
     /// Sweep, keeping cells whose index hash passes the given fraction (out of 8).
     Sweep(u8),
+    /// The same, as a lazy GC: `defer_sweep`, the owner sweeping each bin when next used.
+    LazyGc(u8),
+}
+
+thread_local! {
+    /// The live cells of the pending lazy sweep (its oracle is a plain `fn`).
+    static LAZY_LIVE: std::cell::RefCell<std::collections::BTreeSet<usize>> = Default::default();
+}
+
+fn lazy_oracle(p: *mut u8) -> bool {
+    LAZY_LIVE.with(|l| l.borrow().contains(&(p as usize)))
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -27,6 +39,7 @@ fn op() -> impl Strategy<Value = Op> {
         6 => prop_oneof![1usize..=64, 1usize..=512, 1usize..=MAX_SMALL_BYTES].prop_map(Op::Alloc),
         3 => any::<usize>().prop_map(Op::Free),
         1 => (0u8..=8).prop_map(Op::Sweep),
+        1 => (0u8..=8).prop_map(Op::LazyGc),
     ]
 }
 
@@ -129,12 +142,20 @@ fn run(ops: Vec<Op>, accounting: Accounting) {
                 }
                 let idx = k % model.cells.len();
                 let (&addr, &(size, fill)) = model.cells.iter().nth(idx).unwrap();
+                // SAFETY: the cell's block is owned by the heap.
+                if unsafe { (*Block::of(addr as *const u8)).state() } == BlockState::Unswept {
+                    continue; // a garbage-collecting embedder never frees explicitly
+                }
                 check_cell(addr, size, fill);
                 model.cells.remove(&addr);
                 // SAFETY: allocated by this heap, freed once.
                 unsafe { heap.free(addr as *mut u8) };
             }
-            Op::Sweep(keep) => {
+            Op::Sweep(keep) | Op::LazyGc(keep) => {
+                let lazy = matches!(op, Op::LazyGc(_));
+                // The previous lazy sweep finishes before this GC (its marks are still valid:
+                // nothing died since, in the model).
+                heap.finish_sweep();
                 let dead: Vec<usize> = model
                     .cells
                     .keys()
@@ -146,7 +167,12 @@ fn run(ops: Vec<Op>, accounting: Accounting) {
                 }
                 fx.os.released.lock().unwrap().clear();
                 let cells = &model.cells;
-                heap.sweep(&mut |p| cells.contains_key(&(p as usize)));
+                if lazy {
+                    LAZY_LIVE.with(|l| *l.borrow_mut() = cells.keys().copied().collect());
+                    heap.defer_sweep(lazy_oracle, &mut |p| cells.contains_key(&(p as usize)));
+                } else {
+                    heap.sweep(&mut |p| cells.contains_key(&(p as usize)));
+                }
                 for &(a, len) in fx.os.released.lock().unwrap().iter() {
                     for (&c, &(s, _)) in model
                         .cells
@@ -171,6 +197,7 @@ fn run(ops: Vec<Op>, accounting: Accounting) {
         check_cell(a, s, f);
     }
     // Everything dead: a sweep gives every page back.
+    heap.finish_sweep();
     heap.sweep(&mut |_| false);
     assert_eq!(heap.owned_blocks(), 0);
     assert_eq!(
