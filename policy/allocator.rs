@@ -81,6 +81,7 @@ impl<VM: VMBinding> ShardSweepAllocator<VM> {
         if self.heap.is_null() {
             return;
         }
+        self.space.note_released(self.heap);
         let eager = self.space.settings().sweep == SweepMode::Eager || self.context.state.is_emergency_collection();
         let mut oracle = self.space.sweep_oracle();
         if eager {

@@ -51,6 +51,8 @@ pub struct ShardSweepSpace<VM: VMBinding> {
     pub(super) spare: Mutex<Vec<Address>>,
     /// Every mutator's core heap (`*mut Heap` as `usize`), for lazy-sweep packets and checks.
     pub(super) heaps: Mutex<Vec<usize>>,
+    /// The heaps whose mutator's release hook ran in the current GC (see `sweep_unreleased`).
+    pub(super) released: Mutex<Vec<usize>>,
     /// GCs seen by the end-of-GC checks.
     pub(super) gcs: AtomicUsize,
 }
@@ -202,6 +204,7 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
             xin_gc: AtomicBool::new(false),
             spare: Mutex::new(Vec::new()),
             heaps: Mutex::new(Vec::new()),
+            released: Mutex::new(Vec::new()),
             gcs: AtomicUsize::new(0),
         }
     }
@@ -248,6 +251,39 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
         let mut heaps = self.heaps.lock().unwrap();
         if let Some(i) = heaps.iter().position(|&h| h == heap as usize) {
             heaps.swap_remove(i);
+        }
+    }
+
+    /// Records that the release hook of `heap`'s mutator ran in this GC (a GC worker).
+    pub(super) fn note_released(&self, heap: *mut Heap) {
+        self.released.lock().unwrap().push(heap as usize);
+    }
+
+    /// Sweeps every registered heap with blocks whose mutator this GC did not release (the
+    /// binding did not enumerate it): OpenJDK takes an exiting thread off its thread list
+    /// before it destroys the thread's mutator, and a GC in between would leave its marks in
+    /// that heap's blocks. A left-over mark makes the next trace skip the object (already
+    /// marked), so the sweeps free what only its fields reference, while it stays reachable.
+    /// Sweeping these heaps here keeps "every block is swept (or deferred) at every GC".
+    /// End of GC, on one worker.
+    fn sweep_unreleased(&self) {
+        let mut released = std::mem::take(&mut *self.released.lock().unwrap());
+        released.sort_unstable();
+        let mut oracle = self.sweep_oracle();
+        for &h in self.heaps.lock().unwrap().iter() {
+            if released.binary_search(&h).is_ok() {
+                continue;
+            }
+            // SAFETY: a registered heap lives until its mutator is destroyed, which cannot
+            // happen during a GC (OpenJDK deletes a thread under `Threads_lock`, which the
+            // safepoint holds); its owner is stopped, or off the thread list and no longer
+            // allocating, so we have exclusive access.
+            let heap = unsafe { &mut *(h as *mut Heap) };
+            // A heap without blocks (a thread that never allocated) holds no mark.
+            if heap.owned_blocks() > 0 {
+                // Its lazy sweep, if any, was finished in this GC's prepare phase.
+                heap.sweep(&mut oracle);
+            }
         }
     }
 
@@ -360,6 +396,7 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
     }
 
     pub fn end_of_gc(&mut self) {
+        self.sweep_unreleased();
         self.check_after_gc();
         self.pr.flush_all();
         // Relaxed: see `prepare`.

@@ -25,6 +25,9 @@ options:
       --histogram        print the allocation size histogram (on stderr) at the end
       --final-gc         after the last iteration force a full GC and report the used and
                          the live bytes after it (JSON final_gc_* fields)
+      --late-exit        an exiting mutator thread leaves the thread list first and destroys
+                         its MMTk mutator only after the next GC (as an OpenJDK thread can:
+                         GCs in between do not see that mutator)
   -h, --help             this help
 
 environment: MMTK_PLAN, MMTK_THREADS (GC threads), MMTK_GC_TRIGGER and the other MMTK_*
@@ -45,6 +48,7 @@ pub struct Options {
     pub workload_file: Option<String>,
     pub histogram: bool,
     pub final_gc: bool,
+    pub late_exit: bool,
 }
 
 pub enum Parsed {
@@ -113,6 +117,7 @@ pub fn parse(args: &[String]) -> Result<Parsed, String> {
         workload_file: None,
         histogram: false,
         final_gc: false,
+        late_exit: false,
     };
     let mut plan: Option<PlanSelector> = None;
     let mut workload: Option<String> = None;
@@ -185,6 +190,7 @@ pub fn parse(args: &[String]) -> Result<Parsed, String> {
             "--verify" => o.verify = true,
             "--histogram" => o.histogram = true,
             "--final-gc" => o.final_gc = true,
+            "--late-exit" => o.late_exit = true,
             "--workload-file" => o.workload_file = Some(v.to_string()),
             _ if name.starts_with("-Xmx") => {
                 let s = &name[4..];
@@ -278,6 +284,8 @@ mod tests {
         assert_eq!((o.threads, o.iterations, o.seed, o.size, o.verify), (Some(48), 3, 9, Size::Large, true));
         assert!(!o.final_gc);
         assert!(ok(&["--final-gc", "gcbench"]).final_gc);
+        assert!(ok(&["--late-exit", "gcbench"]).late_exit);
+        assert!(!ok(&["gcbench"]).late_exit);
         assert!(parse(&args(&["--final-gc=1", "gcbench"])).is_err());
         let o = ok(&["x/y.wl"]);
         assert_eq!((o.workload.as_str(), o.workload_file.as_deref()), ("custom", Some("x/y.wl")));

@@ -127,6 +127,7 @@ pub fn run_main() -> ! {
         verify_after_gc: o.verify,
         histogram: o.histogram,
         final_gc: o.final_gc,
+        late_exit: o.late_exit,
     });
     let plan = cli::plan_name(o.plan);
     println!(

@@ -23,6 +23,7 @@ use std::cell::Cell;
 use std::collections::{BTreeMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard, OnceLock};
+use std::time::{Duration, Instant};
 
 use mmtk::util::alloc::AllocationError;
 use mmtk::util::copy::{CopySemantics, GCWorkerCopyContext};
@@ -47,6 +48,8 @@ static MMTK_INSTANCE: OnceLock<&'static MMTK<SynthVM>> = OnceLock::new();
 static NEEDS_BARRIER: AtomicBool = AtomicBool::new(false);
 static LOS_THRESHOLD: AtomicUsize = AtomicUsize::new(usize::MAX);
 static VERIFY_AFTER_GC: AtomicBool = AtomicBool::new(false);
+/// `--late-exit` (set once at start-up).
+static LATE_EXIT: AtomicBool = AtomicBool::new(false);
 static HISTOGRAM: AtomicBool = AtomicBool::new(false);
 static PLAN: OnceLock<PlanSelector> = OnceLock::new();
 static HEAP_BYTES: AtomicUsize = AtomicUsize::new(0);
@@ -430,12 +433,37 @@ impl Mu {
 
 impl Drop for Mu {
     /// Unbind: flush and destroy the MMTk mutator, then deregister the thread.
+    ///
+    /// With `--late-exit`, the other order, as an exiting OpenJDK thread does (`Threads::remove`,
+    /// then `~Thread` destroys the mutator): deregister, wait for the next GC to complete (GCs
+    /// in between do not see this mutator: it is neither stopped nor visited), then destroy the
+    /// mutator with no GC in progress and the coordination lock held, so none starts meanwhile
+    /// (OpenJDK: under `Threads_lock`, which a safepoint holds).
     fn drop(&mut self) {
         unsafe {
             let ctx = self.ctx;
-            // Still IN_VM: no GC can run while the mutator is being destroyed.
             let m = (*ctx).mutator;
-            memory_manager::destroy_mutator(&mut *m);
+            if LATE_EXIT.load(Ordering::Relaxed) {
+                let mut g = coord();
+                g.threads.retain(|t| t.0 != ctx);
+                COND.notify_all();
+                let seen = g.completed_gcs;
+                let deadline = Instant::now() + Duration::from_secs(2);
+                while g.completed_gcs == seen && !g.threads.is_empty() && Instant::now() < deadline {
+                    g = COND
+                        .wait_timeout(g, Duration::from_millis(10))
+                        .map(|(g, _)| g)
+                        .unwrap_or_else(|e| e.into_inner().0);
+                }
+                while g.gc_requested {
+                    g = wait(g);
+                }
+                memory_manager::destroy_mutator(&mut *m);
+                drop(g);
+            } else {
+                // Still IN_VM: no GC can run while the mutator is being destroyed.
+                memory_manager::destroy_mutator(&mut *m);
+            }
             stats::ALLOC_COUNT.fetch_add((*ctx).allocs, Ordering::Relaxed);
             stats::ALLOC_BYTES.fetch_add((*ctx).alloc_bytes, Ordering::Relaxed);
             if let Some(h) = (*ctx).histogram.take() {
@@ -469,6 +497,8 @@ pub struct HeapConfig {
     pub histogram: bool,
     /// `--final-gc`: also make user-requested GCs full-heap (MMTk's `full_heap_system_gc`).
     pub final_gc: bool,
+    /// `--late-exit`: see [`Mu`]'s `Drop`.
+    pub late_exit: bool,
 }
 
 /// Build and initialise MMTk.  Must be called once, before any `Mu::attach`.
@@ -491,6 +521,7 @@ pub fn init_heap(cfg: &HeapConfig) {
     HEAP_BYTES.store(heap, Ordering::Relaxed);
     let _ = PLAN.set(cfg.plan);
     VERIFY_AFTER_GC.store(cfg.verify_after_gc, Ordering::Relaxed);
+    LATE_EXIT.store(cfg.late_exit, Ordering::Relaxed);
     HISTOGRAM.store(cfg.histogram, Ordering::Relaxed);
     stats::epoch();
 
