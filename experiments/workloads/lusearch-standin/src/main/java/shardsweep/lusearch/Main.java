@@ -329,7 +329,10 @@ public final class Main {
                         if (shared == null) reader.close();
                     }
                 } catch (Throwable e) {
-                    failure.compareAndSet(null, e);
+                    // An OutOfMemoryError wins over any other failure: when one thread runs out
+                    // of memory inside a class initialiser, the other threads then fail with
+                    // NoClassDefFoundError, and the run must still count as out of memory.
+                    failure.accumulateAndGet(e, (old, neu) -> old == null || (!isOom(old) && isOom(neu)) ? neu : old);
                 }
             }, NAME + "-query-" + t);
             workers.add(th);
@@ -338,10 +341,20 @@ public final class Main {
         for (Thread th : workers) th.join();
         if (shared != null) shared.close();
         Throwable f = failure.get();
-        if (f instanceof OutOfMemoryError) throw (OutOfMemoryError) f;
+        for (Throwable c = f; c != null; c = c.getCause()) {
+            if (c instanceof OutOfMemoryError) throw (OutOfMemoryError) c;
+        }
         if (f instanceof Exception) throw (Exception) f;
         if (f != null) throw new RuntimeException(f);
         return String.format(Locale.ROOT, "%016x", digest.get());
+    }
+
+    /** Whether `t` is, or was caused by, an OutOfMemoryError. */
+    static boolean isOom(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            if (c instanceof OutOfMemoryError) return true;
+        }
+        return false;
     }
 
     /** As lusearch's paging search: up to PAGES pages of HITS_PER_PAGE hits, stored fields loaded. */
