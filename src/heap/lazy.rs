@@ -163,10 +163,10 @@ impl Heap {
     /// Records the bin's first block's free list after a sweep (idle-bin detection).
     fn note_sweep(&mut self, bin: usize) {
         let first = self.queues[bin].first;
-        // SAFETY: queued blocks are live and owned.
         self.free_at_sweep[bin] = if first.is_null() {
             ptr::null_mut()
         } else {
+            // SAFETY: queued blocks are live and owned.
             unsafe { (*first).free }
         };
     }
