@@ -13,7 +13,10 @@
 //!   `b` starts (≤ 2 pages per such page for cells ≤ 4 KiB). It also reports the footprint
 //!   against the live data: `bound_live = Σ_(owner,bin) ⌈live bytes/4 KiB⌉ + #(owner,bin) +
 //!   #blocks` (one page per live (thread, size class) plus the header pages), where the owner of
-//!   an abandoned block is "abandoned". A block a lazy sweep has not reached yet (accounted at
+//!   an abandoned block is "abandoned", and where the rest goes: `header_only` (header pages
+//!   without a live cell), `quarter_full` (charged pages under 1/4 live), `waste_pages` (unused
+//!   bytes of charged pages, in pages, for cells ≤ 256 B / ≤ 1 KiB / larger) and the abandoned
+//!   blocks with their charged pages. A block a lazy sweep has not reached yet (accounted at
 //!   the GC, lists not rebuilt) is checked against the marks instead: charged exactly for page 0
 //!   and the pages of marked cells; it is left out of the footprint figures (`unswept=`).
 //!
@@ -132,6 +135,11 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
         let page = self.settings().accounting == Accounting::Page;
         let mut errs = Vec::new();
         let (mut checked, mut skipped, mut charged_total, mut live_cells, mut live_bytes) = (0, 0, 0, 0, 0);
+        // Footprint breakdown (page accounting): header pages without an allocated cell, charged
+        // pages less than a quarter full, unused bytes of charged pages by cell size
+        // (≤ 256 B, ≤ 1 KiB, larger), and the abandoned blocks.
+        let (mut header_only, mut quarter_full, mut waste) = (0, 0, [0usize; 3]);
+        let (mut abandoned, mut abandoned_pages) = (0, 0);
         let mut pairs: HashMap<(usize, usize), (usize, usize)> = HashMap::new(); // (owner, bin) -> (live bytes, blocks)
         for &(owner, b, unswept) in blocks.iter() {
             // SAFETY: live blocks, mutators stopped.
@@ -160,6 +168,24 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
             charged_total += charged.count();
             live_cells += b.used();
             live_bytes += b.used() * cs;
+            if page {
+                let per_page = b.allocated_bytes_per_page();
+                for p in charged.runs().flat_map(|(first, n)| first..first + n) {
+                    let used = per_page[p] as usize;
+                    if p == 0 && used == 0 {
+                        header_only += 1;
+                    }
+                    let class = if cs <= 256 { 0 } else if cs <= 1024 { 1 } else { 2 };
+                    waste[class] += PAGE_BYTES - used.min(PAGE_BYTES);
+                    if used * 4 < PAGE_BYTES {
+                        quarter_full += 1;
+                    }
+                }
+                if owner == 0 {
+                    abandoned += 1;
+                    abandoned_pages += charged.count();
+                }
+            }
             let e = pairs.entry((owner, b.bin())).or_default();
             e.0 += b.used() * cs;
             e.1 += 1;
@@ -185,11 +211,15 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
         let bound_live = data_pages + live_pairs + checked;
         let line = format!(
             "mode={} sweep={} blocks={checked} unswept={skipped} charged={charged_total} live_cells={live_cells} live_bytes={live_bytes} \
-             live_pairs={live_pairs} data_pages={data_pages} bound_live={bound_live} block_pages={} space_used_pages={}",
+             live_pairs={live_pairs} data_pages={data_pages} bound_live={bound_live} block_pages={} space_used_pages={} \
+             header_only={header_only} quarter_full={quarter_full} waste_pages={}/{}/{} abandoned={abandoned} abandoned_pages={abandoned_pages}",
             if page { "page" } else { "block" },
             if self.settings().sweep == SweepMode::Lazy { "lazy" } else { "eager" },
             checked * Block::PAGES,
-            self.reserved_pages()
+            self.reserved_pages(),
+            waste[0] / PAGE_BYTES,
+            waste[1] / PAGE_BYTES,
+            waste[2] / PAGE_BYTES,
         );
         if errs.is_empty() {
             Ok(line)

@@ -164,4 +164,25 @@ impl Block {
         }
         pages
     }
+
+    /// Bytes of allocated cells in each page of the block (a cell that straddles pages counts
+    /// the part in each), for footprint reports. Work: O(cells in the block).
+    pub fn allocated_bytes_per_page(&self) -> [u32; crate::config::PAGES_PER_BLOCK] {
+        use crate::config::{HEADER_BYTES, PAGE_BYTES};
+        let a = self.allocated_cells();
+        let cs = self.cell_size();
+        let mut bytes = [0u32; crate::config::PAGES_PER_BLOCK];
+        for i in 0..self.reserved() {
+            if a[i / 64] & (1 << (i % 64)) != 0 {
+                let (mut off, end) = (HEADER_BYTES + i * cs, HEADER_BYTES + (i + 1) * cs);
+                while off < end {
+                    let page_end = (off / PAGE_BYTES + 1) * PAGE_BYTES;
+                    let n = end.min(page_end) - off;
+                    bytes[off / PAGE_BYTES] += n as u32;
+                    off += n;
+                }
+            }
+        }
+        bytes
+    }
 }

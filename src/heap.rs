@@ -5,9 +5,10 @@
 //! Work bounds of the slow path (RT-mimalloc's concern, seed 001):
 //! * draining delayed frees: one cell per remote free into a full block, each O(1);
 //! * queue search: at most [`MAX_SEARCH`] blocks, each collected (O(its remote frees)) and
-//!   either used, extended by one page (O(cells in a page) ≤ 512 links) or moved to the full
-//!   list (O(1)), so a block is skipped at most once between two frees into it;
+//!   either used, remembered as extendable, or moved to the full list (O(1)), so a block is
+//!   skipped at most once between two frees into it;
 //! * adoption: at most [`MAX_ADOPT`] abandoned blocks popped (O(1) each plus a collect);
+//! * extension of one block by one page (O(cells in a page) ≤ 512 links);
 //! * a fresh block: one call to the block source plus O(pages per block) header set-up.
 //! No step walks a list whose length is not bounded by these constants or by a block's cells.
 
@@ -241,7 +242,12 @@ impl Heap {
         self.drain_delayed();
         let shared = self.shared;
         let zero = shared.settings.zero_cells;
-        // 1. Search the bin's queue (bounded).
+        // Memory order: a free cell on a page already charged (ours, then an abandoned block's)
+        // before charging a page (extending a block we hold) before a fresh block. mimalloc
+        // extends the first extendable block it meets; under page accounting that charges a new
+        // page while listed cells on charged pages wait, so the search only remembers it.
+        // 1. Search the bin's queue (bounded) for a block with a free cell.
+        let mut extendable: *mut Block = ptr::null_mut();
         let mut b = self.queues[bin].first;
         let mut searched = 0;
         while !b.is_null() && searched < MAX_SEARCH {
@@ -252,41 +258,46 @@ impl Heap {
                 if (*b).has_free() {
                     return self.use_block(bin, b);
                 }
-                if (*b).can_extend() {
-                    if !(*b).extend(shared.budget, zero) {
-                        return ptr::null_mut(); // the budget vetoed a page: time to collect
-                    }
-                    return self.use_block(bin, b);
+                if !(*b).can_extend() {
+                    self.to_full(b);
+                } else if extendable.is_null() {
+                    extendable = b;
                 }
-                self.to_full(b);
                 b = next;
             }
             searched += 1;
         }
-        // 2. Adopt an abandoned block of this bin (bounded).
+        // 2. Adopt abandoned blocks of this bin (bounded): one with a free cell is used at once;
+        // one that can only extend is kept (queued) as a candidate for step 3.
         for _ in 0..MAX_ADOPT {
             let Some(b) = shared.adopt(bin) else { break };
             // SAFETY: popping made us the owner.
             unsafe {
                 self.take_ownership(b);
                 (*b).collect();
-                if (*b).has_free() || ((*b).can_extend() && (*b).extend(shared.budget, zero)) {
-                    (*b).state = BlockState::Queued;
-                    self.queues[bin].push_front(b);
-                    return self.use_block(bin, b);
-                }
-                if (*b).can_extend() {
-                    // Vetoed: keep the block and report exhaustion.
-                    (*b).state = BlockState::Queued;
-                    self.queues[bin].push_front(b);
-                    return ptr::null_mut();
-                }
                 (*b).state = BlockState::Queued;
                 self.queues[bin].push_front(b);
-                self.to_full(b);
+                if (*b).has_free() {
+                    return self.use_block(bin, b);
+                }
+                if !(*b).can_extend() {
+                    self.to_full(b);
+                } else if extendable.is_null() {
+                    extendable = b;
+                }
             }
         }
-        // 3. A fresh block.
+        // 3. Charge one more page of a block we hold.
+        if !extendable.is_null() {
+            // SAFETY: `extendable` is queued and owned by this heap.
+            unsafe {
+                if !(*extendable).extend(shared.budget, zero) {
+                    return ptr::null_mut(); // the budget vetoed a page: time to collect
+                }
+                return self.use_block(bin, extendable);
+            }
+        }
+        // 4. A fresh block.
         let Some(b) = shared.fresh_block(bin) else {
             return ptr::null_mut();
         };

@@ -338,3 +338,39 @@ fn allocated_start_pages_tracks_allocation() {
         );
     }
 }
+
+#[test]
+fn charged_cells_are_used_before_a_page_is_charged() {
+    // After a sweep, free cells on pages already charged (here an abandoned block's) are
+    // handed out before the heap charges a page by extending its own block.
+    let fx = fixture(gc_settings(), 1000, usize::MAX);
+    let mut heap = Heap::new_boxed(fx.shared);
+    // Use up the listed cells of the heap's own block; it can still extend (unless it is a
+    // one-page block).
+    loop {
+        let p = heap.alloc(64);
+        // SAFETY: the block of a cell we hold.
+        if unsafe { !(*Block::of(p)).has_free() } {
+            break;
+        }
+    }
+    let mut other = Heap::new_boxed(fx.shared);
+    let cells: Vec<usize> = (0..200).map(|_| other.alloc(64) as usize).collect();
+    let live: HashSet<usize> = cells.iter().step_by(10).copied().collect();
+    other.sweep(&mut |p| live.contains(&(p as usize)));
+    let holes: HashSet<usize> = other.blocks().into_iter().map(|b| b as usize).collect();
+    drop(other); // abandons its partly used blocks, holes and all
+    let mut n = 0;
+    fx.shared.for_each_abandoned(&mut |_| n += 1);
+    assert!(n > 0, "the torn-down heap abandoned its partly used blocks");
+
+    let before = fx.budget.charged();
+    let p = heap.alloc(64);
+    assert_eq!(fx.budget.charged(), before, "no page charged while charged cells are free");
+    assert!(
+        holes.contains(&(Block::of(p) as usize)),
+        "the cell comes from the abandoned block's holes"
+    );
+    assert!(heap.is_valid());
+    assert_eq!(charged_by_walk(&[&heap], fx.shared), fx.budget.charged());
+}
