@@ -729,7 +729,8 @@ def plot_minheap(cfg, out, results, fits):
 
 
 METRICS = [("last_iteration_ms", "total time (ms)"), ("last_iteration_mutator_ms", "mutator time (ms)"),
-           ("last_iteration_gc_ms", "GC time (ms)"), ("last_iteration_gc_count", "GC count")]
+           ("last_iteration_gc_ms", "GC time (ms)"), ("last_iteration_gc_count", "GC count"),
+           ("peak_rss_kib", "peak RSS of the process (KiB)")]
 
 
 def time_table(cfg, store, refs):
@@ -854,7 +855,10 @@ def plot_time(cfg, out, agg, refs):
     for t in cfg["threads"]:
         if t not in refs:
             continue
-        fig, axes = plt.subplots(2, 2, figsize=(11, 8))
+        rows = (len(METRICS) + 1) // 2
+        fig, axes = plt.subplots(rows, 2, figsize=(11, 4 * rows))
+        for ax in axes.flat[len(METRICS):]:
+            ax.set_visible(False)
         for ax, (m, title) in zip(axes.flat, METRICS):
             for b in cfg["builds"]:
                 xs, ys, lo, hi = [], [], [], []

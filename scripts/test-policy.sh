@@ -161,9 +161,9 @@ for sw in eager lazy; do
 done
 CHECKS=0 run "stock late exit t8 lusearch x3" "$STOCK" --plan MarkSweep -t 8 -n 3 --size small --verify --late-exit --heap 16 lusearch
 echo "== purging pages at once, other advice"
-SHARDSWEEP_PURGE=now run "ss64k purge=now t8 lusearch" "$SS64" --plan MarkSweep -t 8 --size small --verify --heap 16 lusearch
-SHARDSWEEP_PURGE=now SHARDSWEEP_SWEEP=lazy run "ss64k purge=now lazy t8 gcbench" "$SS64" --plan MarkSweep -t 8 --size small --verify --heap 16 gcbench
-for adv in free keep; do
+SHARDSWEEP_PURGE=now SHARDSWEEP_ADVICE=dontneed run "ss64k purge=now dontneed t8 lusearch" "$SS64" --plan MarkSweep -t 8 --size small --verify --heap 16 lusearch
+SHARDSWEEP_PURGE=now SHARDSWEEP_ADVICE=dontneed SHARDSWEEP_SWEEP=lazy run "ss64k purge=now dontneed lazy t8 gcbench" "$SS64" --plan MarkSweep -t 8 --size small --verify --heap 16 gcbench
+for adv in dontneed keep; do
     SHARDSWEEP_ADVICE=$adv run "ss64k advice=$adv t8 fragger" "$SS64" --plan MarkSweep -t 8 --size small --verify --heap 16 fragger
 done
 
