@@ -217,7 +217,7 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
             let os: &'static dyn OsMemory = if self.settings.purge_now {
                 Box::leak(Box::new(madvise))
             } else {
-                let q: &'static DeferredPurge = Box::leak(Box::new(DeferredPurge::new(madvise)));
+                let q: &'static DeferredPurge = Box::leak(Box::new(DeferredPurge::new(madvise, self.settings.decay)));
                 let _ = self.purge.set(q);
                 q
             };

@@ -7,6 +7,7 @@
 //! | `SHARDSWEEP_SWEEP`             | `eager`, `lazy`            | `eager`    |
 //! | `SHARDSWEEP_ADVICE`            | `free`, `dontneed`, `keep` | `free`     |
 //! | `SHARDSWEEP_PURGE`             | `gc`, `now`                | `gc`       |
+//! | `SHARDSWEEP_DECAY`             | GCs, `0` = off             | `0`        |
 //! | `SHARDSWEEP_ABANDON_IDLE`      | `1`, `0`                   | `1`        |
 //! | `SHARDSWEEP_ABANDON_ALL`       | `0`, `1`                   | `0`        |
 //! | `SHARDSWEEP_CHECK_ACCOUNTING`  | `0`, `1`                   | `1` in debug builds, else `0` |
@@ -45,6 +46,14 @@ fn parse_bool(s: &str) -> Result<bool, String> {
     }
 }
 
+fn parse_gcs(s: &str) -> Result<usize, String> {
+    s.trim()
+        .parse::<usize>()
+        .ok()
+        .filter(|&n| n <= 1_000_000)
+        .ok_or_else(|| format!("invalid number of GCs {s:?}: valid values are 0 (off) to 1000000"))
+}
+
 fn parse_purge(s: &str) -> Result<bool, String> {
     match s.trim().to_ascii_lowercase().as_str() {
         "gc" => Ok(false),
@@ -67,6 +76,9 @@ pub struct SpaceSettings {
     pub advice: Advice,
     /// When: at the next GC if still unused (`gc`, see `purge.rs`), or at once (`now`).
     pub purge_now: bool,
+    /// With `free` and deferred purging: GCs after which a page still unused since its
+    /// MADV_FREE is given MADV_DONTNEED (`purge.rs`); 0 = never.
+    pub decay: usize,
     /// At a sweep, abandon the partly used blocks of size classes the mutator did not use since
     /// the previous GC, so other threads adopt them (no stranding).
     pub abandon_idle: bool,
@@ -95,6 +107,7 @@ impl SpaceSettings {
             sweep: read("SHARDSWEEP_SWEEP", SweepMode::Eager, SweepMode::parse),
             advice: read("SHARDSWEEP_ADVICE", Advice::Free, Advice::parse),
             purge_now: read("SHARDSWEEP_PURGE", false, parse_purge),
+            decay: read("SHARDSWEEP_DECAY", 0, parse_gcs),
             abandon_idle: read("SHARDSWEEP_ABANDON_IDLE", true, parse_bool),
             abandon_all: read("SHARDSWEEP_ABANDON_ALL", false, parse_bool),
             check_accounting: read("SHARDSWEEP_CHECK_ACCOUNTING", cfg!(debug_assertions), parse_bool),

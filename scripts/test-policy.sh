@@ -163,6 +163,7 @@ CHECKS=0 run "stock late exit t8 lusearch x3" "$STOCK" --plan MarkSweep -t 8 -n 
 echo "== purging pages at once, other advice"
 SHARDSWEEP_PURGE=now SHARDSWEEP_ADVICE=dontneed run "ss64k purge=now dontneed t8 lusearch" "$SS64" --plan MarkSweep -t 8 --size small --verify --heap 16 lusearch
 SHARDSWEEP_PURGE=now SHARDSWEEP_ADVICE=dontneed SHARDSWEEP_SWEEP=lazy run "ss64k purge=now dontneed lazy t8 gcbench" "$SS64" --plan MarkSweep -t 8 --size small --verify --heap 16 gcbench
+SHARDSWEEP_DECAY=2 run "ss64k advice=free decay=2 t8 fragger" "$SS64" --plan MarkSweep -t 8 --size small --verify --heap 16 fragger
 for adv in dontneed keep; do
     SHARDSWEEP_ADVICE=$adv run "ss64k advice=$adv t8 fragger" "$SS64" --plan MarkSweep -t 8 --size small --verify --heap 16 fragger
 done
@@ -257,7 +258,7 @@ if [ $rc = 3 ] && grep -qi "out of memory" <<<"$out"; then ok "lazy: OOM at 2 Mi
 
 echo "== invalid settings are refused clearly"
 for kv in "SHARDSWEEP_ACCOUNTING=bogus:valid values are page, block" "SHARDSWEEP_SWEEP=bogus:valid values are eager, lazy" \
-          "SHARDSWEEP_ABANDON_IDLE=maybe:valid values are 0, 1" "SHARDSWEEP_PURGE=later:valid values are gc, now" "SHARDSWEEP_CHECK_RECLAIM=2:valid values are 0, 1"; do
+          "SHARDSWEEP_ABANDON_IDLE=maybe:valid values are 0, 1" "SHARDSWEEP_PURGE=later:valid values are gc, now" "SHARDSWEEP_CHECK_RECLAIM=2:valid values are 0, 1" "SHARDSWEEP_DECAY=soon:valid values are 0 (off) to 1000000" "SHARDSWEEP_ADVICE=often:valid values are dontneed, free, keep"; do
     var=${kv%%:*}; msg=${kv#*:}
     out=$(env "$var" timeout 60 "$SS64" --plan MarkSweep lusearch 2>&1)
     if grep -q "$msg" <<<"$out"; then ok "invalid ${var%%=*}"; else bad "invalid ${var%%=*}" "$out"; fi
