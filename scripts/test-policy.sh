@@ -12,7 +12,8 @@
 # CI subset: stock t8; blocks 4 (built with mmtk/sanity: a sanity GC after every GC) and 64 KiB
 # x page,block x threads 1,8 x lusearch,gcbench,fragger, eager; 64 KiB lazy sweeping x
 # page,block x t1,t8 x the three workloads; 4 KiB (sanity) lazy lusearch t8 under a 2 MB stress
-# factor; SHARDSWEEP_ABANDON_IDLE=0; a vo_bit build (lusearch t8, page and block; lazy refused);
+# factor; SHARDSWEEP_ABANDON_ALL=0 (idle classes only), with ABANDON_IDLE=0 (none), lazy with
+# ABANDON_ALL=1; a vo_bit build (lusearch t8, page and block; lazy refused);
 # mutators destroyed after a GC that did not see them (synthvm --late-exit: eager, lazy, stock);
 # the post-GC footprint test (fragger t8: page vs whole-block charging vs stock MarkSweep); the
 # final-GC test (synthvm --final-gc on workloads/mostly-dead.wl t8: used - live after a full GC of
@@ -168,8 +169,10 @@ for adv in dontneed keep; do
     SHARDSWEEP_ADVICE=$adv run "ss64k advice=$adv t8 fragger" "$SS64" --plan MarkSweep -t 8 --size small --verify --heap 16 fragger
 done
 
-echo "== no abandonment of idle size classes"
-SHARDSWEEP_ABANDON_IDLE=0 run "ss64k abandon_idle=0 t8 lusearch" "$SS64" --plan MarkSweep -t 8 --size small --verify --heap 16 lusearch
+echo "== abandonment: idle size classes only, none"
+SHARDSWEEP_ABANDON_ALL=0 run "ss64k abandon_all=0 t8 lusearch" "$SS64" --plan MarkSweep -t 8 --size small --verify --heap 16 lusearch
+SHARDSWEEP_ABANDON_ALL=0 SHARDSWEEP_ABANDON_IDLE=0 run "ss64k abandon_all=0 abandon_idle=0 t8 lusearch" "$SS64" --plan MarkSweep -t 8 --size small --verify --heap 16 lusearch
+SHARDSWEEP_SWEEP=lazy SHARDSWEEP_ABANDON_ALL=1 run "ss64k lazy abandon_all=1 t8 lusearch" "$SS64" --plan MarkSweep -t 8 --size small --verify --heap 16 lusearch
 
 echo "== vo_bit build"
 VOB="$ROOT/.build/pol-ss64-vobit/release/synthvm"
@@ -258,7 +261,7 @@ if [ $rc = 3 ] && grep -qi "out of memory" <<<"$out"; then ok "lazy: OOM at 2 Mi
 
 echo "== invalid settings are refused clearly"
 for kv in "SHARDSWEEP_ACCOUNTING=bogus:valid values are page, block" "SHARDSWEEP_SWEEP=bogus:valid values are eager, lazy" \
-          "SHARDSWEEP_ABANDON_IDLE=maybe:valid values are 0, 1" "SHARDSWEEP_PURGE=later:valid values are gc, now" "SHARDSWEEP_CHECK_RECLAIM=2:valid values are 0, 1" "SHARDSWEEP_DECAY=soon:valid values are 0 (off) to 1000000" "SHARDSWEEP_ADVICE=often:valid values are dontneed, free, keep"; do
+          "SHARDSWEEP_ABANDON_IDLE=maybe:valid values are 0, 1" "SHARDSWEEP_ABANDON_ALL=some:valid values are 0, 1" "SHARDSWEEP_PURGE=later:valid values are gc, now" "SHARDSWEEP_CHECK_RECLAIM=2:valid values are 0, 1" "SHARDSWEEP_DECAY=soon:valid values are 0 (off) to 1000000" "SHARDSWEEP_ADVICE=often:valid values are dontneed, free, keep"; do
     var=${kv%%:*}; msg=${kv#*:}
     out=$(env "$var" timeout 60 "$SS64" --plan MarkSweep lusearch 2>&1)
     if grep -q "$msg" <<<"$out"; then ok "invalid ${var%%=*}"; else bad "invalid ${var%%=*}" "$out"; fi
