@@ -5,7 +5,8 @@
 #                                             # (stock MarkSweep vs shardsweep 64K page accounting,
 #                                             #  + MarkCompact and two shardsweep variants; threads 1,12,24,48)
 #   scripts/minheap-study.sh --full           # experiments/configs/minheap-full.yaml (threads 1,6,...,48, 11 builds)
-#   scripts/minheap-study.sh --config FILE    # any minheap config
+#   scripts/minheap-study.sh --config FILE    # any minheap config, e.g. experiments/configs/minheap-fine.yaml
+#                                             # (the headline builds at 0.25 MiB resolution)
 #   scripts/minheap-study.sh --pristine-check # overlay copy without the feature vs pristine mmtk 0.31.0
 # options: --confirm N (the minimum must pass N more times), --resolution MiB (e.g. 0.5),
 #          --out DIR, --no-build (use the binaries in .build/bin as they are), --report (no runs)
@@ -28,7 +29,7 @@ while [ $# -gt 0 ]; do
         --confirm|--resolution|--out) ARGS+=("$1" "$2"); shift ;;
         --no-build) BUILD=0 ;;
         --report) STUDY=report ;;
-        -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
         *) echo "unknown option $1 (see --help)" >&2; exit 2 ;;
     esac
     shift
