@@ -85,10 +85,12 @@ pub struct SpaceSettings {
     /// Abandon every partly used block at each sweep (`SHARDSWEEP_ABANDON_ALL`), as stock
     /// MarkSweep's `FreeListAllocator::release` does: after a GC every thread takes blocks with
     /// free cells from the shared pools, so no thread keeps partly used blocks it will not fill
-    /// before the next GC (a descheduled thread holds none). Default with eager sweeping: at
-    /// 48 threads it cut synthvm lusearch's minimum heap from 17 to 15 MiB and GC count by
-    /// ~1/6 at 2x (experiments/README.md). Lazy sweeping defaults to `0`: abandoning every
-    /// block sweeps it at the GC, leaving nothing to defer.
+    /// before the next GC (a descheduled thread holds none). Default with eager sweeping.
+    /// Measured (experiments/README.md, commands there): time-default at 2x, 24 threads, GC
+    /// count 81 before (7e17afe) and 65 after (2207261); together with the core's memory-ordered
+    /// slow path, minheap-full's 48-thread minimum went from 17 (session 2) to 15 MiB. Lazy
+    /// sweeping defaults to `0`: abandoning every block sweeps it at the GC, leaving nothing to
+    /// defer.
     pub abandon_all: bool,
     /// At the end of every GC, check that the space's used pages are the core's charged pages
     /// plus side metadata, and that the charge is the sum over every block (walked).
