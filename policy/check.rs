@@ -1,11 +1,14 @@
 //! Self-checks at the end of every GC (stop-the-world), enabled by settings:
 //!
-//! * `SHARDSWEEP_CHECK_ACCOUNTING=1` (default in debug builds): the space's used pages
-//!   (`reserved_pages`, its contribution to MMTk's used pages) are the core's charged pages plus
-//!   their side metadata; the charge equals the sum of `charged().count()` over every block of
-//!   every heap and of the abandoned stacks (walked); those blocks are exactly the live block
-//!   headers found in the space's chunks (none leaked, none lost) and exactly the blocks the page
-//!   resource has committed (plus spares); under block accounting every block is charged whole.
+//! * `SHARDSWEEP_CHECK_ACCOUNTING=1` (default in debug builds): **the kernel's count of the
+//!   space's resident pages (`mincore` over every chunk of the space) is at most the pages the
+//!   space reports to MMTk**, so the heap limit bounds its resident memory; the space's used
+//!   pages (`reserved_pages`) are the core's resident pages plus their side metadata; the count
+//!   equals the sum of `resident().count()` over every block of every heap and of the abandoned
+//!   stacks (walked) plus the kept empty blocks; those blocks are exactly the live block headers
+//!   found in the space's chunks (none leaked, none lost) and exactly the blocks the page
+//!   resource has committed (plus spares and kept blocks); under block accounting every block is
+//!   counted whole.
 //! * `SHARDSWEEP_CHECK_RECLAIM=1`: after the sweep every block is charged exactly for its header page and the pages its live cells overlap
 //!   (`charged == {0} ∪ allocated_pages()`: a dead cell spilling into a page no live cell needs
 //!   is set aside by the core's sweep, so that page is given back), hence
@@ -73,30 +76,93 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
         v
     }
 
+    /// The resident pages of each allocated chunk of the space, as the kernel reports them
+    /// (`mincore`): (chunk start, one flag per page).
+    fn resident_by_chunk(&self) -> Vec<(crate::util::Address, Vec<u8>)> {
+        use crate::util::heap::chunk_map::{Chunk, ChunkState};
+        let mut v = Vec::new();
+        for chunk in self.chunk_map.all_chunks() {
+            if self.chunk_map.get(chunk) != ChunkState::Allocated {
+                continue;
+            }
+            let mut flags = vec![0u8; Chunk::BYTES / PAGE_BYTES];
+            // SAFETY: an allocated chunk of the space is mapped whole (the mmapper maps whole
+            // chunks); `flags` has one byte per page of it.
+            let rc = unsafe { libc::mincore(chunk.start().to_mut_ptr(), Chunk::BYTES, flags.as_mut_ptr()) };
+            assert_eq!(rc, 0, "mincore of chunk {} failed", chunk.start());
+            v.push((chunk.start(), flags));
+        }
+        v
+    }
+
     fn check_accounting(&self) -> Result<String, String> {
+        // First what the kernel says, before this check reads any header (reading a page the
+        // OS has not backed would map the zero page, which mincore counts).
+        let chunks = self.resident_by_chunk();
+        let os_resident: usize = chunks.iter().map(|(_, f)| f.iter().filter(|&&x| x & 1 != 0).count()).sum();
         let blocks = self.walk_blocks();
         let mut errs = Vec::new();
-        let sum: usize = blocks.iter().map(|&(_, b, _)| unsafe { (*b).charged().count() }).sum();
+        let kept = self.kept.lock().unwrap().clone();
+        // SAFETY: kept blocks are retired blocks of the space; the world is stopped.
+        let kept_pages: usize = kept.iter().map(|a| unsafe { shardsweep::Block::retired_resident(a.to_ptr()).count() }).sum();
+        // SAFETY: walked blocks are live; the world is stopped.
+        let resident_sum: usize = blocks.iter().map(|&(_, b, _)| unsafe { (*b).resident().count() }).sum::<usize>() + kept_pages;
+        // SAFETY: as above.
+        let in_use: usize = blocks.iter().map(|&(_, b, _)| unsafe { (*b).charged().count() }).sum();
         let charged = self.charged_pages();
-        if sum != charged {
-            errs.push(format!("budget charged {charged} pages but the blocks hold {sum}"));
+        let distinct: HashSet<usize> = blocks.iter().map(|&(_, b, _)| b as usize).collect();
+        if resident_sum != charged {
+            errs.push(format!("the space counts {charged} resident pages but the blocks hold {resident_sum} ({kept_pages} in kept blocks)"));
+        }
+        if os_resident > charged {
+            // Name a few pages the kernel holds that no block counts.
+            let mut counted: HashSet<usize> = HashSet::new();
+            let mut note = |b: usize, m: PageMask| {
+                for (first, n) in m.runs() {
+                    for p in first..first + n {
+                        counted.insert(b + p * PAGE_BYTES);
+                    }
+                }
+            };
+            for &(_, b, _) in blocks.iter() {
+                // SAFETY: as above.
+                note(b as usize, unsafe { (*b).resident() });
+            }
+            for a in kept.iter() {
+                // SAFETY: as above.
+                note(a.as_usize(), unsafe { shardsweep::Block::retired_resident(a.to_ptr()) });
+            }
+            let mut extra = Vec::new();
+            for (start, flags) in chunks.iter() {
+                for (i, &f) in flags.iter().enumerate() {
+                    let a = start.as_usize() + i * PAGE_BYTES;
+                    if f & 1 != 0 && !counted.contains(&a) && extra.len() < 8 {
+                        let b = a & !(shardsweep::BLOCK_BYTES - 1);
+                        extra.push(format!("{a:#x} (page {} of block {b:#x}{})", (a - b) / PAGE_BYTES,
+                            if distinct.contains(&b) { ", live" } else { "" }));
+                    }
+                }
+            }
+            errs.push(format!(
+                "the kernel reports {os_resident} resident pages in the space's chunks, more than the {charged} it reports to MMTk; uncounted: {}",
+                extra.join(", ")
+            ));
         }
         let meta = self.estimate_side_meta_pages(charged);
         let used = self.reserved_pages();
         if used != charged + meta {
-            errs.push(format!("space used pages {used} != charged {charged} + side metadata {meta}"));
+            errs.push(format!("space used pages {used} != resident {charged} + side metadata {meta}"));
         }
-        let distinct: HashSet<usize> = blocks.iter().map(|&(_, b, _)| b as usize).collect();
         if distinct.len() != blocks.len() {
             errs.push(format!("{} blocks listed twice", blocks.len() - distinct.len()));
         }
         let mut headers = 0;
-        for chunk in self.chunk_map.all_chunks() {
-            if self.chunk_map.get(chunk) != crate::util::heap::chunk_map::ChunkState::Allocated {
-                continue;
-            }
+        for (start, flags) in chunks.iter() {
+            let chunk = crate::util::heap::chunk_map::Chunk::from_aligned_address(*start);
             for block in chunk.iter_region::<Block>() {
-                if block.may_have_objects() {
+                // A live header's page is resident (it is in use): only those are read.
+                let page0 = (block.start() - *start) / PAGE_BYTES;
+                if flags[page0] & 1 != 0 && block.may_have_objects() {
                     headers += 1;
                     if !distinct.contains(&block.start().as_usize()) {
                         errs.push(format!("block {} has a live header but no heap or stack holds it", block.start()));
@@ -109,21 +175,23 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
         }
         let spare = self.spare.lock().unwrap().len();
         let committed = self.pr.committed_pages();
-        if committed != (blocks.len() + spare) * Block::PAGES {
+        if committed != (blocks.len() + spare + kept.len()) * Block::PAGES {
             errs.push(format!(
-                "page resource committed {committed} pages, expected ({} blocks + {spare} spares) x {}",
+                "page resource committed {committed} pages, expected ({} blocks + {spare} spares + {} kept) x {}",
                 blocks.len(),
+                kept.len(),
                 Block::PAGES
             ));
         }
-        if self.settings().accounting == Accounting::Block && charged != blocks.len() * Block::PAGES {
-            errs.push(format!("block accounting: {charged} pages charged for {} whole blocks", blocks.len()));
+        if self.settings().accounting == Accounting::Block && charged != (blocks.len() + kept.len()) * Block::PAGES {
+            errs.push(format!("block accounting: {charged} pages counted for {} whole blocks", blocks.len() + kept.len()));
         }
         if errs.is_empty() {
             Ok(format!(
-                "used_pages={used} charged={charged} meta={meta} blocks={} committed_blocks={} spare={spare}",
+                "used_pages={used} resident={charged} in_use={in_use} os_resident={os_resident} meta={meta} blocks={} committed_blocks={} spare={spare} kept={}",
                 blocks.len(),
-                committed / Block::PAGES
+                committed / Block::PAGES,
+                kept.len()
             ))
         } else {
             Err(errs.join("; "))

@@ -1,10 +1,12 @@
 //! The shardsweep space: blocks from a [`BlockPageResource`], cells from the `shardsweep` core,
 //! marks in `VM::VMObjectModel::LOCAL_MARK_BIT_SPEC`, memory counted per 4 KiB page.
 //!
-//! Accounting: `reserved_pages() == charged pages + their side-metadata pages`, where the
-//! charged pages are exactly the core's (`PageBudget::charged`), so the plan's used pages move
-//! page by page as cells are handed out and as sweeps give pages back. The page resource's own
-//! counters (whole blocks) are not what the GC trigger sees.
+//! Accounting: `reserved_pages() == resident pages + their side-metadata pages`, where the
+//! resident pages are the core's count (`PageBudget::charged`): every page of the space that may
+//! be in the RSS, in use (charged for cells) or idle (given back by a sweep, not yet dropped;
+//! purge.rs). So the plan's used pages, and the heap limit, bound the space's resident memory,
+//! page by page. The page resource's own counters (whole blocks) are not what the GC trigger
+//! sees.
 
 use super::region::Block;
 use super::settings::SpaceSettings;
@@ -41,14 +43,24 @@ pub struct ShardSweepSpace<VM: VMBinding> {
     /// The core instance, created when the space has its final (`'static`) address.
     shared: OnceLock<&'static Shared>,
     /// The deferred purge queue (`SHARDSWEEP_PURGE=gc`), created with `shared`.
-    purge: OnceLock<&'static DeferredPurge>,
+    pub(super) purge: OnceLock<&'static DeferredPurge>,
     /// Pages charged by the core (the count behind the space's `PageBudget`; the space adds
     /// the GC-trigger veto, see glue.rs).
     pub(super) pages: CountingBudget,
     /// Between `prepare` and `end_of_gc`: mutators are stopped, callers are GC workers.
     pub(super) xin_gc: AtomicBool,
-    /// Blocks given back outside a GC (the page resource takes blocks back on GC workers only).
+    /// Dropped (zero) blocks given back outside a GC (the page resource takes blocks back on GC
+    /// workers only).
     pub(super) spare: Mutex<Vec<Address>>,
+    /// Retired blocks whose pages are still resident and counted, kept for the slow path's
+    /// reuse until purged (`SHARDSWEEP_PURGE`, purge.rs) or dropped under pressure.
+    pub(super) kept: Mutex<Vec<Address>>,
+    /// Whether idle pages may be droppable under pressure (a hint; see `glue.rs`).
+    pub(super) xmay_drop: AtomicBool,
+    /// One pressure drop at a time.
+    pub(super) pressure_lock: Mutex<()>,
+    /// Peak of the resident pages counted (reported at exit with `SHARDSWEEP_REPORT_PEAK=1`).
+    pub(super) xpeak: AtomicUsize,
     /// Every mutator's core heap (`*mut Heap` as `usize`), for lazy-sweep packets and checks.
     pub(super) heaps: Mutex<Vec<usize>>,
     /// The heaps whose mutator's release hook ran in the current GC (see `sweep_unreleased`).
@@ -203,6 +215,10 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
             pages: CountingBudget::unlimited(),
             xin_gc: AtomicBool::new(false),
             spare: Mutex::new(Vec::new()),
+            kept: Mutex::new(Vec::new()),
+            xmay_drop: AtomicBool::new(false),
+            pressure_lock: Mutex::new(()),
+            xpeak: AtomicUsize::new(0),
             heaps: Mutex::new(Vec::new()),
             released: Mutex::new(Vec::new()),
             gcs: AtomicUsize::new(0),
@@ -214,13 +230,11 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
     pub fn shared(&'static self) -> &'static Shared {
         self.shared.get_or_init(|| {
             let madvise = Madvise { advice: self.settings.advice };
-            let os: &'static dyn OsMemory = if self.settings.purge_now {
-                Box::leak(Box::new(madvise))
-            } else {
-                let q: &'static DeferredPurge = Box::leak(Box::new(DeferredPurge::new(madvise, self.settings.decay)));
-                let _ = self.purge.set(q);
-                q
-            };
+            let q: &'static DeferredPurge =
+                Box::leak(Box::new(DeferredPurge::new(madvise, self.settings.purge, self.settings.decay)));
+            let _ = self.purge.set(q);
+            let os: &'static dyn OsMemory = q;
+            super::report::register_peak_report(&self.xpeak);
             let settings = Settings {
                 accounting: self.settings.accounting,
                 zero_cells: true,
@@ -287,7 +301,7 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
         }
     }
 
-    /// Pages the core holds (charged to the GC trigger).
+    /// Pages of the space that may be resident (counted by the GC trigger): in use or idle.
     pub fn charged_pages(&self) -> usize {
         self.pages.charged()
     }
@@ -362,10 +376,13 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
         for a in spare {
             self.pr.release_block(Block::from_aligned_address(a));
         }
-        // Pages given back since the last GC and still unused go to the OS now (before any
-        // packet of this GC can sweep or allocate).
+        // Pages given back since the last GC and still idle are purged now (before any packet
+        // of this GC can sweep or allocate), and so are the kept empty blocks (purge.rs).
         if let Some(q) = self.purge.get() {
-            q.purge();
+            q.purge(&*self);
+            if self.settings.purge == super::purge::Purge::Gc {
+                self.purge_kept();
+            }
         }
         // Lazy sweeping: every block must be swept before marking (the sweep reads and clears
         // the previous GC's marks). One packet per heap with unswept blocks; the prepare bucket
@@ -396,7 +413,12 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
     }
 
     pub fn end_of_gc(&mut self) {
+        // Relaxed: a hint for the pressure path; the GC's end orders it for the mutators.
+        self.xmay_drop.store(true, Ordering::Relaxed);
         self.sweep_unreleased();
+        if self.settings.purge != super::purge::Purge::Now {
+            self.trim_idle_after_gc();
+        }
         self.check_after_gc();
         self.pr.flush_all();
         // Relaxed: see `prepare`.

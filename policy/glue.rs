@@ -17,7 +17,7 @@ use crate::util::linear_scan::Region;
 use crate::util::memory;
 use crate::util::{Address, VMThread};
 use crate::vm::{Collection, VMBinding};
-use shardsweep::{Advice, BlockSource, PageBudget};
+use shardsweep::{Advice, BlockSource, Heap, Madvise, PageBudget};
 use std::cell::Cell;
 use std::ptr::NonNull;
 use std::sync::atomic::Ordering;
@@ -35,6 +35,9 @@ pub(super) enum Failure {
     /// `acquire_block` ran before this thread's allocator told us its `VMThread`.
     NoTls,
 }
+
+/// How idle pages and empty blocks are dropped for the budget's sake, whatever the purge advice.
+static DROP: Madvise = Madvise { advice: Advice::DontNeed };
 
 thread_local! {
     static FAILURE: Cell<Failure> = const { Cell::new(Failure::None) };
@@ -129,15 +132,130 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
         Some(res.start)
     }
 
-    /// Gives a block back to the page resource (GC workers) or keeps it as a spare (mutators:
-    /// the page resource's release queues are per GC worker).
+    /// Gives a block back: a retired block whose pages are still resident (and counted) is kept
+    /// for reuse (`kept`, see purge.rs); a dropped one goes to the page resource (GC workers) or
+    /// is kept as a spare (mutators: the page resource's release queues are per GC worker).
     pub(super) fn return_block(&self, start: Address) {
-        // Relaxed: see `may_poll`.
-        if self.xin_gc.load(Ordering::Relaxed) {
+        // SAFETY: a block of the space, mapped, whose header the core just retired.
+        let resident = unsafe { shardsweep::Block::retired_resident(start.to_ptr()) };
+        if !resident.is_empty() {
+            self.kept.lock().unwrap().push(start);
+            // Relaxed: a hint for the pressure path (see `try_charge`).
+            self.xmay_drop.store(true, Ordering::Relaxed);
+        } else if self.xin_gc.load(Ordering::Relaxed) {
+            // Relaxed: see `may_poll`.
             self.pr.release_block(Block::from_aligned_address(start));
         } else {
             self.spare.lock().unwrap().push(start);
         }
+    }
+
+    /// Drops the idle pages nobody is using, to make room in the heap before the GC trigger is
+    /// polled: those of the kept empty blocks (which then become spares) and of the abandoned
+    /// blocks. Mutator threads only, outside GC; one at a time (others go on to the poll).
+    /// Returns the pages dropped.
+    fn drop_idle_under_pressure(&self) -> usize {
+        let Ok(_one) = self.pressure_lock.try_lock() else { return 0 };
+        let Some(shared) = self.shared_if_created() else { return 0 };
+        let mut dropped = 0;
+        let kept = std::mem::take(&mut *self.kept.lock().unwrap());
+        for &start in kept.iter() {
+            self.forget_purge(start);
+            // SAFETY: taken off the kept list under its lock: nobody else uses the block.
+            dropped += unsafe { shardsweep::Block::drop_retired(start.to_mut_ptr(), self, &DROP) };
+        }
+        self.spare.lock().unwrap().extend(kept);
+        dropped += shared.drop_abandoned_idle();
+        if dropped == 0 {
+            // Relaxed: a hint; set again when a block is kept or a GC ends.
+            self.xmay_drop.store(false, Ordering::Relaxed);
+        }
+        dropped
+    }
+
+    /// End of a GC (stop-the-world, one worker): the idle pages the sweeps left stay resident
+    /// for the mutators' reuse only while they fit in half of the heap's free room (heap size
+    /// less the pages in use); the rest is dropped now, the kept empty blocks first, then the
+    /// idle pages of abandoned blocks, then those of the mutators' own blocks. Without this, a
+    /// tight heap would start its mutator phase full of idle pages that only a pressure drop
+    /// (which cannot reach blocks other mutators hold) or the next GC would give back.
+    /// Returns the pages dropped.
+    pub(super) fn trim_idle_after_gc(&self) -> usize {
+        let Some(shared) = self.shared_if_created() else { return 0 };
+        let heaps: Vec<usize> = self.heaps.lock().unwrap().clone();
+        let (mut resident, mut in_use) = (0usize, 0usize);
+        let mut count = |b: &shardsweep::Block| {
+            resident += b.resident().count();
+            in_use += b.charged().count();
+        };
+        for &h in heaps.iter() {
+            // SAFETY: registered heaps are alive; the world is stopped.
+            for b in unsafe { (*(h as *const Heap)).blocks() } {
+                // SAFETY: a block of a live heap; the world is stopped.
+                count(unsafe { &*b });
+            }
+        }
+        shared.for_each_abandoned(&mut count);
+        let kept_pages = self.pages.charged().saturating_sub(resident);
+        let idle = resident - in_use + kept_pages;
+        let heap = self.get_gc_trigger().policy.get_current_heap_size_in_pages();
+        let room = heap.saturating_sub(in_use) / 2;
+        if idle <= room {
+            return 0;
+        }
+        let mut excess = idle - room;
+        let mut dropped = 0;
+        {
+            let mut kept = self.kept.lock().unwrap();
+            while excess > 0 {
+                let Some(start) = kept.pop() else { break };
+                self.forget_purge(start);
+                // SAFETY: stop-the-world, and the block is off the kept list.
+                let n = unsafe { shardsweep::Block::drop_retired(start.to_mut_ptr(), self, &DROP) };
+                self.pr.release_block(Block::from_aligned_address(start));
+                excess = excess.saturating_sub(n);
+                dropped += n;
+            }
+        }
+        if excess > 0 {
+            let n = shared.drop_abandoned_idle();
+            excess = excess.saturating_sub(n);
+            dropped += n;
+        }
+        for &h in heaps.iter() {
+            if excess == 0 {
+                break;
+            }
+            // SAFETY: as above; a GC worker holds every block while the world is stopped.
+            for b in unsafe { (*(h as *const Heap)).blocks() } {
+                // SAFETY: as above.
+                let n = unsafe { (*b).drop_idle(self, &DROP) };
+                excess = excess.saturating_sub(n);
+                dropped += n;
+            }
+        }
+        dropped
+    }
+
+    /// The purge queue forgets a block the space is about to drop.
+    fn forget_purge(&self, start: Address) {
+        if let Some(q) = self.purge.get() {
+            q.forget(start.as_usize());
+        }
+    }
+
+    /// At the GC's prepare phase with `SHARDSWEEP_PURGE=gc`: the kept empty blocks not reused
+    /// since the last GC are dropped and go back to the page resource (a GC worker).
+    pub(super) fn purge_kept(&self) -> usize {
+        let kept = std::mem::take(&mut *self.kept.lock().unwrap());
+        let mut dropped = 0;
+        for start in kept {
+            self.forget_purge(start);
+            // SAFETY: stop-the-world, and the block is off the kept list.
+            dropped += unsafe { shardsweep::Block::drop_retired(start.to_mut_ptr(), self, &DROP) };
+            self.pr.release_block(Block::from_aligned_address(start));
+        }
+        dropped
     }
 }
 
@@ -145,11 +263,16 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
 // `BlockPageResource` over `region::Block`), mapped for the life of the space; spares are such
 // blocks, each on the spare list at most once.
 unsafe impl<VM: VMBinding> BlockSource for ShardSweepSpace<VM> {
+    fn acquire_resident_block(&self) -> Option<NonNull<u8>> {
+        let a = self.kept.lock().unwrap().pop()?;
+        NonNull::new(a.to_mut_ptr())
+    }
+
     fn acquire_block(&self) -> Option<(NonNull<u8>, bool)> {
-        // Every block given back went through `Block::retire`, which gave all its pages back
-        // with the configured advice; fresh memory from the page resource is zero.
-        // (With deferred purging a given-back block may not have been purged yet.)
-        let zeroed = self.settings.advice == Advice::DontNeed && self.settings.purge_now;
+        // Spares and the page resource's blocks are zero: fresh, or dropped with MADV_DONTNEED
+        // before they were given back (`Block::drop_retired`); blocks with resident pages are
+        // on the kept list instead.
+        let zeroed = true;
         if let Some(a) = self.spare.lock().unwrap().pop() {
             return NonNull::new(a.to_mut_ptr()).map(|p| (p, zeroed));
         }
@@ -169,14 +292,38 @@ unsafe impl<VM: VMBinding> BlockSource for ShardSweepSpace<VM> {
     unsafe fn release_block(&self, block: NonNull<u8>) {
         self.return_block(Address::from_mut_ptr(block.as_ptr()));
     }
+
+    unsafe fn release_unused_block(&self, block: NonNull<u8>, zeroed: bool) {
+        let start = Address::from_mut_ptr(block.as_ptr());
+        if zeroed {
+            // Not read: its header page may not be backed (reading would map the zero page).
+            // Relaxed: see `may_poll`.
+            if self.xin_gc.load(Ordering::Relaxed) {
+                self.pr.release_block(Block::from_aligned_address(start));
+            } else {
+                self.spare.lock().unwrap().push(start);
+            }
+        } else {
+            self.return_block(start);
+        }
+    }
 }
 
 impl<VM: VMBinding> PageBudget for ShardSweepSpace<VM> {
     fn try_charge(&self, pages: usize) -> bool {
-        // The count is an unlimited `CountingBudget`; the limit is MMTk's GC trigger.
+        // The count (resident pages) is an unlimited `CountingBudget`; the limit is MMTk's GC
+        // trigger.
         let counted = self.pages.try_charge(pages);
         debug_assert!(counted);
-        if self.may_poll() && self.get_gc_trigger().poll(false, Some(self.as_space())) {
+        // Relaxed: a statistic (peak resident pages, reported at exit).
+        self.xpeak.fetch_max(self.pages.charged(), Ordering::Relaxed);
+        let may_poll = self.may_poll();
+        // Room first from idle pages nobody uses, then a GC. (Relaxed: a hint, see
+        // `drop_idle_under_pressure`; the heap-full test is the trigger's own.)
+        if may_poll && self.xmay_drop.load(Ordering::Relaxed) && self.get_gc_trigger().is_heap_full() {
+            self.drop_idle_under_pressure();
+        }
+        if may_poll && self.get_gc_trigger().poll(false, Some(self.as_space())) {
             // A GC has been requested: undo the charge, tell the trigger what we wanted, and
             // let the allocator block for the GC outside the core.
             self.pages.uncharge(pages);

@@ -12,7 +12,9 @@
 //! * [`settings`] — runtime settings read from the environment at space creation;
 //! * `work` — GC work packets: abandoned blocks swept in parallel, lazy sweeps finished;
 //! * `check` — end-of-GC self-checks (accounting, post-GC footprint), enabled by settings;
-//! * `purge` — pages given back reach the OS at the next GC if still unused (`SHARDSWEEP_PURGE`).
+//! * `purge` — idle pages (given back, still resident and counted) are purged at the next GC,
+//!   under pressure or at once (`SHARDSWEEP_PURGE`);
+//! * `report` — the peak resident pages at exit (`SHARDSWEEP_REPORT_PEAK=1`).
 //!
 //! Ownership per GC phase:
 //!
@@ -33,6 +35,7 @@ mod glue;
 pub mod region;
 pub mod settings;
 mod purge;
+mod report;
 mod sweep;
 mod work;
 

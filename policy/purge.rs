@@ -1,131 +1,179 @@
-//! Deferred purging (`SHARDSWEEP_PURGE=gc`, the default): pages the core gives back are
-//! uncharged at once (the GC trigger and MMTk's used pages see them go immediately), but handed
-//! to the OS (`madvise` with `SHARDSWEEP_ADVICE`) only at the next GC's prepare phase, and only
-//! if they are still unused then. Pages that the mutators reuse in between (most of them, in a
-//! steady state) cost neither a system call nor a page fault plus kernel zeroing; the core
-//! zeroes them itself when it re-lists their cells (they are reported as not zero). mimalloc
-//! does the same with its `purge_delay`. `SHARDSWEEP_PURGE=now` madvises at every release.
+//! Purging: when pages the core gives back leave the RSS, and so the heap count.
 //!
-//! Decay (`SHARDSWEEP_DECAY`, GCs; with `SHARDSWEEP_ADVICE=free`, the default): a page given to
-//! the OS with MADV_FREE stays in the RSS until the kernel needs memory. jemalloc's
-//! dirty → muzzy → clean decay bounds that: a page still unused `decay` GCs after its MADV_FREE
-//! is given back again with MADV_DONTNEED, which drops it from the RSS at once. Reuse within the
-//! decay window costs nothing; reuse after it costs a fault and kernel zeroing, as with
-//! `dontneed`. `0` keeps MADV_FREE pages until the kernel reclaims them.
+//! The space reports to MMTk every page that may be resident (`reserved_pages`): pages in use
+//! plus *idle* pages, which a sweep uncharged but nobody has dropped from memory yet. So the
+//! heap limit bounds the resident memory of the space, not only the pages in use. Idle pages are
+//! worth keeping for a while: a mutator that lists cells on an idle page (the core's slow path
+//! takes idle pages before fresh ones) pays neither a page fault nor kernel zeroing.
+//!
+//! `SHARDSWEEP_PURGE` decides how long they are kept:
+//! * `gc` (default): until the next GC's prepare phase; those still idle then are purged. Empty
+//!   blocks are kept, retired, for the slow path's reuse until then too.
+//! * `pressure`: until the heap would be full (see `glue.rs`: before the GC trigger is polled,
+//!   the idle pages of abandoned blocks and of kept empty blocks are dropped), and otherwise for
+//!   ever. The most reuse; the RSS sits at the heap limit.
+//! * `now`: at the sweep (`madvise` at once; empty blocks dropped at once).
+//!
+//! Purging a page applies `SHARDSWEEP_ADVICE`: `dontneed` (default) drops it (the count falls);
+//! `free` gives it MADV_FREE (the kernel takes it only under memory pressure, so it is still
+//! counted, until `SHARDSWEEP_DECAY` GCs later it gets MADV_DONTNEED, or the budget presses);
+//! `keep` leaves it resident and counted. Whatever the advice, dropping a page for the budget's
+//! sake (pressure) or an empty block uses MADV_DONTNEED.
 
-use shardsweep::{Advice, Block, Madvise, OsMemory, BLOCK_BYTES, PAGE_BYTES};
+use shardsweep::{Advice, Block, Madvise, OsMemory, PageBudget, PageMask, PAGE_BYTES};
+use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
+
+/// The purge policy (`SHARDSWEEP_PURGE`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Purge {
+    /// At the sweep.
+    Now,
+    /// At the next GC's prepare phase (default).
+    Gc,
+    /// Only when the budget needs room.
+    Pressure,
+}
+
+impl Purge {
+    /// Parses `now`, `gc` or `pressure`.
+    pub fn parse(s: &str) -> Result<Purge, String> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "now" => Ok(Purge::Now),
+            "gc" => Ok(Purge::Gc),
+            "pressure" => Ok(Purge::Pressure),
+            other => Err(format!("invalid purge mode {other:?}: valid values are gc, now, pressure")),
+        }
+    }
+}
 
 /// The core's OS interface with a purge queue.
 pub(super) struct DeferredPurge {
     os: Madvise,
-    /// Ranges given back since the last purge: (address, bytes).
-    pending: Mutex<Vec<(usize, usize)>>,
-    /// Decay: GCs after which a page still unused since its MADV_FREE gets MADV_DONTNEED (0: off).
+    policy: Purge,
+    /// Pages given back since the last purge, per block.
+    pending: Mutex<HashMap<usize, PageMask>>,
+    /// Decay: GCs after which a page still idle since its MADV_FREE gets MADV_DONTNEED (0: off).
     decay: usize,
     /// Purges done (the clock of the decay).
     purges: Mutex<usize>,
-    /// Ranges purged with MADV_FREE: (address, bytes, purge number), oldest first.
-    lazy: Mutex<std::collections::VecDeque<(usize, usize, usize)>>,
+    /// Pages purged with MADV_FREE: (block, pages, purge number), oldest first.
+    lazy: Mutex<VecDeque<(usize, PageMask, usize)>>,
 }
 
 impl DeferredPurge {
-    pub(super) fn new(os: Madvise, decay: usize) -> DeferredPurge {
+    pub(super) fn new(os: Madvise, policy: Purge, decay: usize) -> DeferredPurge {
         let decay = if os.advice == Advice::Free { decay } else { 0 };
         DeferredPurge {
             os,
-            pending: Mutex::new(Vec::new()),
+            policy,
+            pending: Mutex::new(HashMap::new()),
             decay,
             purges: Mutex::new(0),
-            lazy: Mutex::new(std::collections::VecDeque::new()),
+            lazy: Mutex::new(VecDeque::new()),
         }
     }
 
-    /// Gives the still-unused pages of the range `[addr, addr + len)` to `os`; returns how many.
-    /// A page is unused if its block's header is dead (the block is back in the page resource or
-    /// a spare) or if the live header does not charge it.
+    /// Forgets the pages of `block` given back so far: the space drops the block (a kept empty
+    /// block), after which its header page is not resident and must not be read.
+    pub(super) fn forget(&self, block: usize) {
+        self.pending.lock().unwrap().remove(&block);
+        if self.decay > 0 {
+            self.lazy.lock().unwrap().retain(|&(b, _, _)| b != block);
+        }
+    }
+
+    /// The idle pages among `pages` of `block`, if its block is live.
     ///
     /// # Safety
-    /// Stop-the-world (mutators stopped, no GC packet allocating or sweeping); the range lies in
-    /// one block of the space.
-    unsafe fn release_unused(os: &Madvise, addr: usize, len: usize) -> usize {
-        let block = Block::of(addr as *const u8);
+    /// Stop-the-world; `block` is a block of the space with pages given back and not forgotten
+    /// since (so its header page is resident: a given-back page belongs to a block that was live
+    /// then, and the block's header has not been dropped since).
+    unsafe fn idle_in(block: usize, pages: PageMask) -> Option<(*mut Block, PageMask)> {
+        let block = block as *mut Block;
         // SAFETY: block memory stays mapped for the life of the space; mutators are stopped.
         let header = unsafe { &*block };
         if !header.is_live_header() {
-            // A free block: nothing lives in it. (Its header page may be in the range: the
-            // whole block was retired.)
-            // SAFETY: no live data in a free block.
-            unsafe { os.release_pages(addr as *mut u8, len) };
-            return len / PAGE_BYTES;
+            // Retired since: the space's kept empty blocks are purged on their own.
+            return None;
         }
-        let charged = header.charged();
-        let first = (addr - block as usize) / PAGE_BYTES;
-        let n = len / PAGE_BYTES;
-        debug_assert!(addr - block as usize + len <= BLOCK_BYTES);
-        let mut released = 0;
-        let mut p = first;
-        while p < first + n {
-            if charged.contains(p) {
-                p += 1;
-                continue;
-            }
-            let start = p;
-            while p < first + n && !charged.contains(p) {
-                p += 1;
-            }
-            // SAFETY: uncharged pages of a live block hold no cell in use (the core charges a
-            // page before it lists a cell overlapping it) and no header (page 0 is charged while
-            // the header is live).
-            unsafe { os.release_pages((block as usize + start * PAGE_BYTES) as *mut u8, (p - start) * PAGE_BYTES) };
-            released += p - start;
-        }
-        released
+        Some((block, header.idle().intersect(pages)))
     }
 
-    /// Madvises every pending page that is still unused (stop-the-world: mutators are stopped,
-    /// and no GC worker allocates or sweeps during the prepare phase's packet that calls this),
-    /// and, with decay, gives MADV_DONTNEED to the pages still unused `decay` purges after their
-    /// MADV_FREE. Returns the pages given to the OS (both kinds).
-    pub(super) fn purge(&self) -> usize {
+    /// Purges every pending page that is still idle (stop-the-world: mutators are stopped, and
+    /// no GC worker allocates or sweeps during the prepare phase's packet that calls this):
+    /// dropped with `dontneed` (uncharged from `budget`), MADV_FREE'd with `free`, left with
+    /// `keep`; with decay, drops the pages still idle `decay` purges after their MADV_FREE.
+    /// Returns the pages dropped from the count.
+    pub(super) fn purge(&self, budget: &dyn PageBudget) -> usize {
         let now = {
             let mut n = self.purges.lock().unwrap();
             *n += 1;
             *n
         };
-        let mut purged = 0;
+        let mut dropped = 0;
         if self.decay > 0 {
-            let dontneed = Madvise { advice: Advice::DontNeed };
             let mut lazy = self.lazy.lock().unwrap();
-            while let Some(&(addr, len, at)) = lazy.front() {
+            while let Some(&(block, pages, at)) = lazy.front() {
                 if now - at < self.decay {
                     break;
                 }
                 lazy.pop_front();
-                // SAFETY: stop-the-world (see above); the range was given back inside one block.
-                purged += unsafe { Self::release_unused(&dontneed, addr, len) };
+                // SAFETY: stop-the-world (see above); not forgotten since.
+                if let Some((block, idle)) = unsafe { Self::idle_in(block, pages) } {
+                    // SAFETY: stop-the-world: we hold every block exclusively.
+                    dropped += unsafe { (*block).drop_idle_in(idle, budget, &self.os) };
+                }
             }
         }
+        if self.policy == Purge::Pressure {
+            self.pending.lock().unwrap().clear();
+            return dropped;
+        }
         let pending = std::mem::take(&mut *self.pending.lock().unwrap());
-        for &(addr, len) in pending.iter() {
-            // SAFETY: stop-the-world (see above); the core gives back ranges inside one block.
-            purged += unsafe { Self::release_unused(&self.os, addr, len) };
+        for (&block, &pages) in pending.iter() {
+            // SAFETY: stop-the-world (see above); not forgotten since.
+            let Some((block, idle)) = (unsafe { Self::idle_in(block, pages) }) else { continue };
+            match self.os.advice {
+                // SAFETY: stop-the-world: we hold every block exclusively.
+                Advice::DontNeed => dropped += unsafe { (*block).drop_idle_in(idle, budget, &self.os) },
+                Advice::Free => {
+                    for (first, n) in idle.runs() {
+                        // SAFETY: idle pages hold no cell in use and not the header.
+                        unsafe { self.os.release_pages((block as usize + first * PAGE_BYTES) as *mut u8, n * PAGE_BYTES) };
+                    }
+                }
+                Advice::Keep => {}
+            }
         }
         if self.decay > 0 {
             // Pages of these ranges that were reused are skipped again at decay time.
-            self.lazy.lock().unwrap().extend(pending.into_iter().map(|(a, l)| (a, l, now)));
+            self.lazy.lock().unwrap().extend(pending.into_iter().map(|(b, p)| (b, p, now)));
         }
-        purged
+        dropped
     }
 }
 
 impl OsMemory for DeferredPurge {
     unsafe fn release_pages(&self, addr: *mut u8, len: usize) {
-        self.pending.lock().unwrap().push((addr as usize, len));
+        if self.policy == Purge::Now {
+            // SAFETY: per the contract.
+            unsafe { self.os.release_pages(addr, len) };
+        } else {
+            let block = Block::of(addr) as usize;
+            let off = addr as usize - block;
+            let mut pending = self.pending.lock().unwrap();
+            let pages = pending.entry(block).or_insert(PageMask::EMPTY);
+            *pages = pages.union(PageMask::of_range(off, off + len));
+        }
     }
 
     fn released_pages_are_zero(&self) -> bool {
-        // Not until purged (and a reused page never is).
-        false
+        // Dropped (and uncounted) at once only by `now` with `dontneed`; otherwise idle.
+        self.policy == Purge::Now && self.os.advice == Advice::DontNeed
+    }
+
+    fn keeps_retired_blocks(&self) -> bool {
+        self.policy != Purge::Now
     }
 }

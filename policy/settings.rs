@@ -5,8 +5,8 @@
 //! |--------------------------------|----------------------------|------------|
 //! | `SHARDSWEEP_ACCOUNTING`        | `page`, `block`            | `page`     |
 //! | `SHARDSWEEP_SWEEP`             | `eager`, `lazy`            | `eager`    |
-//! | `SHARDSWEEP_ADVICE`            | `free`, `dontneed`, `keep` | `free`     |
-//! | `SHARDSWEEP_PURGE`             | `gc`, `now`                | `gc`       |
+//! | `SHARDSWEEP_ADVICE`            | `dontneed`, `free`, `keep` | `dontneed` |
+//! | `SHARDSWEEP_PURGE`             | `gc`, `pressure`, `now`    | `gc`       |
 //! | `SHARDSWEEP_DECAY`             | GCs, `0` = off             | `0`        |
 //! | `SHARDSWEEP_ABANDON_IDLE`      | `1`, `0`                   | `1`        |
 //! | `SHARDSWEEP_ABANDON_ALL`       | `1`, `0`                   | `1` with eager sweeping, `0` with lazy |
@@ -54,13 +54,6 @@ fn parse_gcs(s: &str) -> Result<usize, String> {
         .ok_or_else(|| format!("invalid number of GCs {s:?}: valid values are 0 (off) to 1000000"))
 }
 
-fn parse_purge(s: &str) -> Result<bool, String> {
-    match s.trim().to_ascii_lowercase().as_str() {
-        "gc" => Ok(false),
-        "now" => Ok(true),
-        other => Err(format!("invalid purge mode {other:?}: valid values are gc, now")),
-    }
-}
 
 /// The space's settings.
 #[derive(Clone, Copy, Debug)]
@@ -69,13 +62,14 @@ pub struct SpaceSettings {
     pub accounting: Accounting,
     /// Eager or lazy sweeping.
     pub sweep: SweepMode,
-    /// How pages with no allocated cell are given back to the OS. Default `free` (MADV_FREE):
-    /// the kernel takes the pages only under memory pressure, so a page reused a few GCs later
-    /// costs no fault and no kernel zeroing (mutator time 0.74x of `dontneed`'s, policy/BENCH.md);
-    /// `dontneed` drops them from the RSS at once. Both uncharge them from the heap at once.
+    /// How idle pages are purged (purge.rs). Default `dontneed`: dropped from the RSS and the
+    /// heap count. `free` (MADV_FREE) lets the kernel take them under memory pressure only, so
+    /// they stay counted (they may be resident) until reused, decayed or dropped under the
+    /// budget's pressure; `keep` leaves them resident and counted.
     pub advice: Advice,
-    /// When: at the next GC if still unused (`gc`, see `purge.rs`), or at once (`now`).
-    pub purge_now: bool,
+    /// When idle pages are purged: at the next GC if still idle (`gc`), only under pressure
+    /// (`pressure`), or at the sweep (`now`); see `purge.rs`.
+    pub purge: super::purge::Purge,
     /// With `free` and deferred purging: GCs after which a page still unused since its
     /// MADV_FREE is given MADV_DONTNEED (`purge.rs`); 0 = never.
     pub decay: usize,
@@ -114,8 +108,8 @@ impl SpaceSettings {
         let s = SpaceSettings {
             accounting: read("SHARDSWEEP_ACCOUNTING", Accounting::Page, Accounting::parse),
             sweep,
-            advice: read("SHARDSWEEP_ADVICE", Advice::Free, Advice::parse),
-            purge_now: read("SHARDSWEEP_PURGE", false, parse_purge),
+            advice: read("SHARDSWEEP_ADVICE", Advice::DontNeed, Advice::parse),
+            purge: read("SHARDSWEEP_PURGE", super::purge::Purge::Gc, super::purge::Purge::parse),
             decay: read("SHARDSWEEP_DECAY", 0, parse_gcs),
             abandon_idle: read("SHARDSWEEP_ABANDON_IDLE", true, parse_bool),
             abandon_all: read("SHARDSWEEP_ABANDON_ALL", sweep == SweepMode::Eager, parse_bool),

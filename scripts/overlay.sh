@@ -11,7 +11,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VERSION="0.31.0"
 DEST="${OVERLAY_DEST:-$ROOT/.build/mmtk-$VERSION-shardsweep}"
 POLICY="$ROOT/policy"
-SPACE_FILES=(mod.rs global.rs region.rs glue.rs allocator.rs sweep.rs settings.rs work.rs check.rs purge.rs)
+SPACE_FILES=(mod.rs global.rs region.rs glue.rs allocator.rs sweep.rs settings.rs work.rs check.rs purge.rs report.rs)
 
 # 1. Locate the pristine crate through cargo itself: fetch a throw-away manifest that depends on it.
 CARGO_HOME="${CARGO_HOME:-$HOME/.cargo}"

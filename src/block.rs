@@ -21,6 +21,11 @@
 //! * `extended ⊆ starts` (the pages in which at least one cell starts), `excluded ⊆ extended`;
 //! * every cell on `free` / `local_free` starts in an extended page.
 //!
+//! * `charged ⊆ resident`: `resident` is the set of pages that may be in the process's RSS
+//!   (charged, or uncharged by a sweep and not yet dropped with MADV_DONTNEED: "idle"). The
+//!   embedder's [`PageBudget`] counts resident pages, so the heap limit bounds the RSS, not just
+//!   the pages in use. Pages outside `resident` read as zero (fresh from the OS or dropped).
+//!
 //! An `Unswept` block (lazy sweeping: accounted at the GC, swept later by its owner) has empty
 //! lists and `{0} ⊆ charged ⊆ {0} ∪ ⋃_{p ∈ extended} overlap(p)`: its charge was already cut to
 //! page 0 plus the pages of live cells, while `extended` still says which cells the coming sweep
@@ -63,6 +68,10 @@ type LiveMap = [u64; LIVE_WORDS];
 
 /// Magic value of a live header, to reject foreign pointers in debug builds.
 const MAGIC: u32 = 0x5348_5357; // "SHSW"
+/// Magic value of a retired header (an empty block given back whose pages were not dropped):
+/// its `resident` mask still says which pages may be resident, for the next [`Block::init`] of
+/// the block (which inherits them) or for [`Block::drop_retired`].
+const RETIRED_MAGIC: u32 = 0x5253_5357; // "RSSW"
 
 /// The block header, laid out for the fast path: `free` and `used` first.
 #[repr(C)]
@@ -109,6 +118,10 @@ pub struct Block {
     pub(crate) prev: *mut Block,
     /// Link for the global lock-free stacks (abandoned blocks, free blocks of a source).
     pub(crate) xstack_next: AtomicUsize,
+    /// Pages that may be resident: `charged` plus idle pages (uncharged, not yet dropped).
+    /// Owner only, or whoever holds the block exclusively (an abandoned block popped from its
+    /// stack, a retired block under its source's lock, stop-the-world).
+    pub(crate) resident: PageMask,
 }
 
 const _: () = assert!(
@@ -157,6 +170,7 @@ pub(crate) static EMPTY_BLOCK: EmptyBlock = EmptyBlock(Block {
     bin: 0,
     state: BlockState::Released,
     magic: 0,
+    resident: PageMask::EMPTY,
 });
 
 /// The placeholder as a pointer (never written through).
@@ -321,11 +335,15 @@ impl Block {
         end - 1
     }
 
-    /// Initialises a header for size class `bin` in the fresh block at `start` and charges it
-    /// (page 0, or the whole block under block accounting). Returns null if the budget vetoes.
+    /// Initialises a header for size class `bin` in the block at `start` and charges it (page 0,
+    /// or the whole block under block accounting). Returns null if the budget vetoes (the block
+    /// is left as it was). A block whose previous header was retired without dropping its pages
+    /// ([`Block::retire`]) inherits them as idle resident pages: they are still counted by the
+    /// budget, and extensions use them before fresh pages.
     ///
     /// # Safety
-    /// `start` is a block-aligned block of `BLOCK_BYTES` that nothing else uses.
+    /// `start` is a block-aligned block of `BLOCK_BYTES` that nothing else uses, all of whose
+    /// bytes are initialised (fresh zero pages, or a block of this allocator given back).
     pub unsafe fn init(
         start: *mut u8,
         bin: usize,
@@ -337,11 +355,33 @@ impl Block {
         // computed inside the block can be turned back into pointers (see `start`).
         let base = start as usize;
         debug_assert_eq!(base & BLOCK_MASK, 0);
+        let old = start as *const Block;
+        // A zeroed block is not read (reading a page the OS has not backed would map it).
+        let (old_magic, old_resident) = if zeroed {
+            (0, PageMask::EMPTY)
+        } else {
+            // SAFETY: the caller hands us the whole, initialised block; only integer fields of
+            // the previous header are read (through raw pointers: the rest may be any bytes).
+            unsafe {
+                (
+                    ptr::addr_of!((*old).magic).read(),
+                    ptr::addr_of!((*old).resident).read(),
+                )
+            }
+        };
+        let (inherited, dirty) = if old_magic == RETIRED_MAGIC {
+            (old_resident, old_resident.union(PageMask::page(0)))
+        } else if zeroed {
+            (PageMask::EMPTY, PageMask::page(0))
+        } else {
+            (PageMask::EMPTY, PageMask::ALL)
+        };
         let charged = match accounting {
             Accounting::Page => PageMask::page(0),
             Accounting::Block => PageMask::ALL,
         };
-        if !budget.try_charge(charged.count()) {
+        let new = charged.minus(inherited);
+        if !new.is_empty() && !budget.try_charge(new.count()) {
             return ptr::null_mut();
         }
         let cell_size = bin_bytes(bin);
@@ -364,11 +404,7 @@ impl Block {
                 xthread_free: ThreadFree::new(Delay::NoDelayed),
                 extended: PageMask::EMPTY,
                 charged,
-                dirty: if zeroed {
-                    PageMask::page(0)
-                } else {
-                    PageMask::ALL
-                },
+                dirty,
                 starts,
                 excluded: PageMask::EMPTY,
                 capacity: 0,
@@ -380,24 +416,64 @@ impl Block {
                 bin: bin as u8,
                 state: BlockState::Queued,
                 magic: MAGIC,
+                resident: inherited.union(charged),
             });
         }
         block
     }
 
-    /// Lists the cells of the lowest page not yet extended, charging the pages they overlap.
-    /// `zero`: the cells must read as zero (garbage-collected mode). Returns `false` if there is
-    /// nothing to extend or the budget vetoes. Work: one page of cells (at most 512 links).
+    /// Idle pages: resident (counted by the budget) but holding no listed or allocated cell.
+    #[inline]
+    pub fn idle(&self) -> PageMask {
+        self.resident.minus(self.charged)
+    }
+
+    /// Pages that may be resident (see the module doc).
+    #[inline]
+    pub fn resident(&self) -> PageMask {
+        self.resident
+    }
+
+    /// The page the next extension lists: the lowest page not yet extended whose cells lie on
+    /// resident pages only (an idle page is reused before a fresh one is touched), else the
+    /// lowest page not yet extended. Work: at most one overlap test per page of the block.
+    fn next_extension(&self) -> Option<usize> {
+        let candidates = self.starts.minus(self.extended);
+        if !self.idle().is_empty() {
+            let mut rest = candidates.0;
+            while rest != 0 {
+                let p = rest.trailing_zeros() as usize;
+                rest &= rest - 1;
+                if self.resident.covers(self.overlap(p)) {
+                    return Some(p);
+                }
+            }
+        }
+        candidates.first()
+    }
+
+    /// Whether the next extension needs no new resident page (it reuses idle pages).
+    pub fn can_extend_resident(&self) -> bool {
+        self.next_extension()
+            .is_some_and(|p| self.resident.covers(self.overlap(p)))
+    }
+
+    /// Lists the cells of one page not yet extended ([`Block::next_extension`]: idle resident
+    /// pages first), charging the pages they overlap; only pages not already resident cost the
+    /// budget. `zero`: the cells must read as zero (garbage-collected mode). Returns `false` if
+    /// there is nothing to extend or the budget vetoes. Work: one page of cells (at most 512
+    /// links) plus the choice of the page (at most one overlap test per page).
     pub fn extend(&mut self, budget: &dyn PageBudget, zero: bool) -> bool {
-        let Some(p) = self.starts.minus(self.extended).first() else {
+        let Some(p) = self.next_extension() else {
             return false;
         };
         let overlap = self.overlap(p);
-        let new = overlap.minus(self.charged);
+        let new = overlap.minus(self.resident);
         if !new.is_empty() && !budget.try_charge(new.count()) {
             return false;
         }
-        self.charged = self.charged.union(new);
+        self.resident = self.resident.union(overlap);
+        self.charged = self.charged.union(overlap);
         let (first, end) = cells_starting_in(p, self.cell_size(), self.reserved());
         if zero && !self.dirty.intersect(overlap).is_empty() {
             let lo = self.cell(first);
@@ -693,7 +769,9 @@ impl Block {
         }
     }
 
-    /// Uncharges `pages` (all inside `charged`) and gives them back to the OS.
+    /// Uncharges `pages` (all inside `charged`) and gives them back to the OS. If the OS drops
+    /// them at once (they read back as zero), they leave `resident` and the budget; otherwise
+    /// they stay resident and counted ("idle") until reused or dropped ([`Block::drop_idle`]).
     fn give_back(&mut self, pages: PageMask, budget: &dyn PageBudget, os: &dyn OsMemory) {
         debug_assert!(self.charged.covers(pages));
         for (first, n) in pages.runs() {
@@ -701,32 +779,105 @@ impl Block {
             // rebuilt lists); page 0 is never given back while the header is live.
             unsafe { os.release_pages(self.at(first << LOG_PAGE_BYTES), n << LOG_PAGE_BYTES) };
         }
-        budget.uncharge(pages.count());
         self.charged = self.charged.minus(pages);
         if os.released_pages_are_zero() {
+            self.resident = self.resident.minus(pages);
             self.dirty = self.dirty.minus(pages);
+            budget.uncharge(pages.count());
         }
     }
 
-    /// Gives back every page of an empty block and uncharges what it held; the caller then
-    /// returns it to its source. Takes the raw pointer: the OS may wipe the header, so no
-    /// reference to it may be live across the release.
+    /// Drops every idle page from the RSS (`OsMemory::drop_pages`) and from the budget. Returns
+    /// the number of pages dropped. Work: one system call per run of idle pages.
     ///
     /// # Safety
-    /// `block` is an empty block owned by the caller and on no list; its header is dead after.
-    pub unsafe fn retire(block: *mut Block, budget: &dyn PageBudget, os: &dyn OsMemory) {
-        // SAFETY: the caller owns the block; the reference ends before the release below.
-        let charged = unsafe {
-            let b = &mut *block;
-            debug_assert_eq!(b.used, 0, "retiring a block with allocated cells");
-            b.state = BlockState::Released;
-            b.magic = 0;
-            std::mem::replace(&mut b.charged, PageMask::EMPTY)
+    /// The caller holds the block exclusively (its owner; a popped abandoned block; or the world
+    /// stopped). Remote frees may run concurrently: they only touch allocated cells, which lie
+    /// on charged pages.
+    pub unsafe fn drop_idle(&mut self, budget: &dyn PageBudget, os: &dyn OsMemory) -> usize {
+        // SAFETY: per the contract.
+        unsafe { self.drop_idle_in(PageMask::ALL, budget, os) }
+    }
+
+    /// [`Block::drop_idle`] restricted to the pages of `within`.
+    ///
+    /// # Safety
+    /// As for [`Block::drop_idle`].
+    pub unsafe fn drop_idle_in(&mut self, within: PageMask, budget: &dyn PageBudget, os: &dyn OsMemory) -> usize {
+        let idle = self.idle().intersect(within);
+        if idle.is_empty() {
+            return 0;
+        }
+        for (first, n) in idle.runs() {
+            // SAFETY: idle pages hold no listed or allocated cell and not the header (page 0 is
+            // charged while the header is live).
+            unsafe { os.drop_pages(self.at(first << LOG_PAGE_BYTES), n << LOG_PAGE_BYTES) };
+        }
+        self.resident = self.resident.minus(idle);
+        self.dirty = self.dirty.minus(idle);
+        budget.uncharge(idle.count());
+        debug_assert!(self.is_valid());
+        idle.count()
+    }
+
+    /// Retires an empty block: its header becomes a retired one (not live) that keeps the
+    /// `resident` mask, so the pages stay counted by the budget until [`Block::drop_retired`]
+    /// drops them or the next [`Block::init`] of the block inherits them. The caller then
+    /// returns the block to its source (after dropping it, unless the embedder keeps retired
+    /// blocks resident for reuse).
+    ///
+    /// # Safety
+    /// `block` is an empty block owned by the caller and on no list.
+    pub unsafe fn retire(block: *mut Block) {
+        // SAFETY: the caller owns the block.
+        let b = unsafe { &mut *block };
+        debug_assert_eq!(b.used, 0, "retiring a block with allocated cells");
+        b.state = BlockState::Released;
+        b.magic = RETIRED_MAGIC;
+        b.charged = PageMask::EMPTY;
+        b.free = ptr::null_mut();
+        b.local_free = ptr::null_mut();
+    }
+
+    /// The pages a retired header still counts (empty for a live or dropped block).
+    ///
+    /// # Safety
+    /// `block` is a block of this allocator, all of whose header bytes are initialised.
+    pub unsafe fn retired_resident(block: *const Block) -> PageMask {
+        // SAFETY: integer fields read through raw pointers (the header may be dead).
+        unsafe {
+            if ptr::addr_of!((*block).magic).read() == RETIRED_MAGIC {
+                ptr::addr_of!((*block).resident).read()
+            } else {
+                PageMask::EMPTY
+            }
+        }
+    }
+
+    /// Drops every resident page of a retired block (or of a block whose header is dead
+    /// otherwise: then nothing is counted) and uncharges them. Returns the pages uncharged.
+    /// Takes the raw pointer: the OS wipes the header, so no reference may live across the drop.
+    ///
+    /// # Safety
+    /// `block` is a block of this allocator that nobody uses (retired, held exclusively by the
+    /// caller, e.g. under its source's lock), all of whose bytes are initialised.
+    pub unsafe fn drop_retired(block: *mut Block, budget: &dyn PageBudget, os: &dyn OsMemory) -> usize {
+        // SAFETY: integer fields of a header held exclusively (raw reads: it may be dead).
+        let (magic, resident) = unsafe {
+            (
+                ptr::addr_of!((*block).magic).read(),
+                ptr::addr_of!((*block).resident).read(),
+            )
         };
-        // SAFETY: the block is empty and unreferenced; the address-derived pointer carries the
+        if magic != RETIRED_MAGIC || resident.is_empty() {
+            return 0;
+        }
+        // SAFETY: nothing lives in a retired block; the address-derived pointer carries the
         // block's exposed provenance (see `start`).
-        unsafe { os.release_pages((block as usize) as *mut u8, BLOCK_BYTES) };
-        budget.uncharge(charged.count());
+        // The header reads as zero afterwards (`drop_pages`' contract): no longer retired.
+        unsafe { os.drop_pages((block as usize) as *mut u8, BLOCK_BYTES) };
+        budget.uncharge(resident.count());
+        resident.count()
     }
 
     /// Checks the header's invariants (the equations in the module doc). The list walks are
@@ -745,6 +896,9 @@ impl Block {
             rest &= rest - 1;
             let (f, e) = cells_starting_in(p, self.cell_size(), self.reserved());
             cap += e - f;
+        }
+        if !self.resident.covers(self.charged) {
+            return false;
         }
         if self.state == BlockState::Unswept {
             let bound = if self.charged == PageMask::ALL { PageMask::ALL } else { self.charged_for(self.extended) };

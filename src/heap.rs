@@ -8,8 +8,10 @@
 //!   either used, remembered as extendable, or moved to the full list (O(1)), so a block is
 //!   skipped at most once between two frees into it;
 //! * adoption: at most [`MAX_ADOPT`] abandoned blocks popped (O(1) each plus a collect);
-//! * extension of one block by one page (O(cells in a page) ≤ 512 links);
-//! * a fresh block: one call to the block source plus O(pages per block) header set-up.
+//! * extension of one block by one page (O(cells in a page) ≤ 512 links, plus the choice of an
+//!   idle resident page: at most one overlap test per page of the block);
+//! * a retired resident block or a fresh block: one call to the block source plus
+//!   O(pages per block) header set-up.
 //! No step walks a list whose length is not bounded by these constants or by a block's cells.
 
 use crate::block::{empty_block, Block, BlockState};
@@ -243,11 +245,14 @@ impl Heap {
         let shared = self.shared;
         let zero = shared.settings.zero_cells;
         // Memory order: a free cell on a page already charged (ours, then an abandoned block's)
-        // before charging a page (extending a block we hold) before a fresh block. mimalloc
-        // extends the first extendable block it meets; under page accounting that charges a new
-        // page while listed cells on charged pages wait, so the search only remembers it.
+        // before an idle resident page of a block we hold (ours or adopted) before a fresh page
+        // of a block we hold before a retired block still resident before a fresh block. mimalloc extends the first
+        // extendable block it meets; under page accounting that charges a new page while listed
+        // cells on charged pages wait, so the search only remembers it. The budget counts
+        // resident pages, so reusing an idle page costs nothing and a fresh page costs one.
         // 1. Search the bin's queue (bounded) for a block with a free cell.
         let mut extendable: *mut Block = ptr::null_mut();
+        let mut reusable: *mut Block = ptr::null_mut();
         let mut b = self.queues[bin].first;
         let mut searched = 0;
         while !b.is_null() && searched < MAX_SEARCH {
@@ -260,8 +265,13 @@ impl Heap {
                 }
                 if !(*b).can_extend() {
                     self.to_full(b);
-                } else if extendable.is_null() {
-                    extendable = b;
+                } else {
+                    if extendable.is_null() {
+                        extendable = b;
+                    }
+                    if reusable.is_null() && (*b).can_extend_resident() {
+                        reusable = b;
+                    }
                 }
                 b = next;
             }
@@ -282,12 +292,26 @@ impl Heap {
                 }
                 if !(*b).can_extend() {
                     self.to_full(b);
-                } else if extendable.is_null() {
-                    extendable = b;
+                } else {
+                    if extendable.is_null() {
+                        extendable = b;
+                    }
+                    if reusable.is_null() && (*b).can_extend_resident() {
+                        reusable = b;
+                    }
                 }
             }
         }
-        // 3. Charge one more page of a block we hold.
+        // 3. List the cells of an idle resident page of a block we hold (no new page).
+        if !reusable.is_null() {
+            // SAFETY: `reusable` is queued and owned by this heap.
+            unsafe {
+                if (*reusable).extend(shared.budget, zero) {
+                    return self.use_block(bin, reusable);
+                }
+            }
+        }
+        // 4. Charge one more page of a block we hold.
         if !extendable.is_null() {
             // SAFETY: `extendable` is queued and owned by this heap.
             unsafe {
@@ -297,7 +321,21 @@ impl Heap {
                 return self.use_block(bin, extendable);
             }
         }
-        // 4. A fresh block.
+        // 5. A retired block whose pages are still resident (the source's, if it keeps them):
+        // its pages cost nothing, but a new block spreads the bin's cells over one more header.
+        if let Some(b) = shared.resident_block(bin) {
+            // SAFETY: the block is ours.
+            unsafe {
+                self.take_ownership(b);
+                (*b).state = BlockState::Queued;
+                self.queues[bin].push_front(b);
+                if (*b).extend(shared.budget, zero) {
+                    return self.use_block(bin, b);
+                }
+                return ptr::null_mut();
+            }
+        }
+        // 6. A fresh block.
         let Some(b) = shared.fresh_block(bin) else {
             return ptr::null_mut();
         };

@@ -35,8 +35,38 @@ pub trait OsMemory: Sync {
     /// # Safety
     /// No live data may be in the range.
     unsafe fn release_pages(&self, addr: *mut u8, len: usize);
-    /// Whether released pages read back as zeros (so they need no zeroing before reuse).
+    /// Whether released pages read back as zeros (so they need no zeroing before reuse). This
+    /// also says whether `release_pages` dropped them from the RSS at once: pages that do not
+    /// read back as zero may still be resident, and the core keeps counting them ("idle"
+    /// pages) until they are reused or dropped with [`OsMemory::drop_pages`].
     fn released_pages_are_zero(&self) -> bool;
+    /// Drops `len` bytes at `addr` from the RSS at once; they read back as zero afterwards.
+    /// The default is `madvise(MADV_DONTNEED)`, whatever the release advice.
+    ///
+    /// # Safety
+    /// No live data may be in the range (page-aligned, whole pages, inside one block).
+    unsafe fn drop_pages(&self, addr: *mut u8, len: usize) {
+        // SAFETY: per the contract.
+        unsafe { madvise(addr, len, libc::MADV_DONTNEED) }
+    }
+    /// Whether retired (empty) blocks keep their resident pages, counted, when they go back to
+    /// the block source, for the embedder to reuse or drop later ([`crate::Block::drop_retired`]);
+    /// `false` (the default): the core drops them at once.
+    fn keeps_retired_blocks(&self) -> bool {
+        false
+    }
+}
+
+/// `madvise` over whole pages of ours.
+///
+/// # Safety
+/// The range is mapped by us and holds no live data.
+unsafe fn madvise(addr: *mut u8, len: usize, advice: libc::c_int) {
+    debug_assert!(addr as usize % PAGE_BYTES == 0 && len % PAGE_BYTES == 0);
+    // SAFETY: the caller guarantees the range is ours and holds no live data; madvise on a
+    // mapped private anonymous range only drops its contents.
+    let rc = unsafe { libc::madvise(addr.cast(), len, advice) };
+    debug_assert_eq!(rc, 0, "madvise({addr:?}, {len}, {advice}) failed");
 }
 
 /// The real thing: `madvise` with a configurable advice.
@@ -48,16 +78,13 @@ pub struct Madvise {
 
 impl OsMemory for Madvise {
     unsafe fn release_pages(&self, addr: *mut u8, len: usize) {
-        debug_assert!(addr as usize % PAGE_BYTES == 0 && len % PAGE_BYTES == 0);
         let advice = match self.advice {
             Advice::DontNeed => libc::MADV_DONTNEED,
             Advice::Free => libc::MADV_FREE,
             Advice::Keep => return,
         };
-        // SAFETY: the caller guarantees the range is ours and holds no live data; madvise on a
-        // mapped private anonymous range only drops its contents.
-        let rc = unsafe { libc::madvise(addr.cast(), len, advice) };
-        debug_assert_eq!(rc, 0, "madvise({addr:?}, {len}) failed");
+        // SAFETY: the caller guarantees the range is ours and holds no live data.
+        unsafe { madvise(addr, len, advice) };
     }
     fn released_pages_are_zero(&self) -> bool {
         self.advice == Advice::DontNeed
@@ -72,7 +99,26 @@ impl OsMemory for Madvise {
 pub unsafe trait BlockSource: Sync {
     /// A block; `true` with it if all its bytes are known to be zero. `None` if exhausted.
     fn acquire_block(&self) -> Option<(NonNull<u8>, bool)>;
-    /// Takes a block back. The core has already given its pages back to the OS.
+    /// A retired block whose pages the source kept resident (see
+    /// [`OsMemory::keeps_retired_blocks`]), if any: the slow path takes it before it touches a
+    /// fresh page. The default has none.
+    fn acquire_resident_block(&self) -> Option<NonNull<u8>> {
+        None
+    }
+    /// Takes back a block that [`BlockSource::acquire_block`] (with its `zeroed` answer) or
+    /// [`BlockSource::acquire_resident_block`] (`zeroed == false`) handed out and the core did
+    /// not initialise (the budget vetoed it): its bytes are as they were handed out. The default
+    /// is `release_block`.
+    ///
+    /// # Safety
+    /// As for `release_block`.
+    unsafe fn release_unused_block(&self, block: NonNull<u8>, zeroed: bool) {
+        let _ = zeroed;
+        // SAFETY: per the contract.
+        unsafe { self.release_block(block) }
+    }
+    /// Takes a block back. Its header is retired (see [`crate::Block::retire`]); its pages were
+    /// dropped unless the OS interface keeps retired blocks.
     ///
     /// # Safety
     /// `block` came from `acquire_block` of this source and is not used afterwards.

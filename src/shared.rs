@@ -131,24 +131,65 @@ impl Shared {
         };
         if block.is_null() {
             // SAFETY: the block came from this source and was not initialised.
-            unsafe { self.source.release_block(start) };
+            unsafe { self.source.release_unused_block(start, zeroed) };
             return None;
         }
         Some(block)
     }
 
-    /// Gives an empty block back: its pages to the OS, its charge to the budget, the block to
-    /// the source.
+    /// A block the source kept resident after it was retired (see
+    /// [`BlockSource::acquire_resident_block`]), initialised for `bin`: its resident pages are
+    /// reused before fresh ones. `None` if the source has none or the budget vetoes.
+    pub(crate) fn resident_block(&self, bin: usize) -> Option<*mut Block> {
+        let start = self.source.acquire_resident_block()?;
+        // SAFETY: the source hands out unused, block-aligned blocks of ours.
+        let block = unsafe {
+            Block::init(start.as_ptr(), bin, false, self.settings.accounting, self.budget)
+        };
+        if block.is_null() {
+            // SAFETY: the block came from this source and was not initialised.
+            unsafe { self.source.release_unused_block(start, false) };
+            return None;
+        }
+        Some(block)
+    }
+
+    /// Gives an empty block back to the source: retired, and its pages dropped and uncharged
+    /// unless the OS interface keeps retired blocks resident for reuse
+    /// ([`OsMemory::keeps_retired_blocks`]; they stay counted until dropped or reused).
     ///
     /// # Safety
     /// `block` is an empty block owned by the caller and on no list.
     pub(crate) unsafe fn release_block(&self, block: *mut Block) {
         // SAFETY: the caller owns the empty block.
         unsafe {
-            Block::retire(block, self.budget, self.os);
+            Block::retire(block);
+            if !self.os.keeps_retired_blocks() {
+                Block::drop_retired(block, self.budget, self.os);
+            }
             self.source
                 .release_block(NonNull::new_unchecked(block as *mut u8));
         }
+    }
+
+    /// Drops the idle pages of every abandoned block (an embedder whose budget is short: pages
+    /// nobody uses before fresh ones are touched). Lock-free: each bin's stack is drained and
+    /// pushed back; a concurrent adopter may find it empty meanwhile and take another block.
+    /// Returns the pages dropped. Work: O(abandoned blocks) plus a system call per run of idle
+    /// pages.
+    pub fn drop_abandoned_idle(&self) -> usize {
+        let mut dropped = 0;
+        for stack in self.abandoned.iter() {
+            let blocks = stack.drain();
+            for &b in blocks.iter().rev() {
+                // SAFETY: popping made us the block's exclusive holder until we push it back.
+                unsafe {
+                    dropped += (*b).drop_idle(self.budget, self.os);
+                    stack.push(b);
+                }
+            }
+        }
+        dropped
     }
 
     /// Abandons `block` (owned by the caller, on no list) to the global stack of its bin.

@@ -57,6 +57,37 @@ impl OsMemory for RecordingOs {
     fn released_pages_are_zero(&self) -> bool {
         true
     }
+    unsafe fn drop_pages(&self, addr: *mut u8, len: usize) {
+        // SAFETY: as above.
+        unsafe { self.release_pages(addr, len) };
+    }
+}
+
+/// Keeps released pages resident (as MADV_FREE or a deferred purge does): the core counts them
+/// as idle until they are reused or dropped; `drop_pages` zeroes and records.
+#[derive(Default)]
+pub struct KeepingOs {
+    pub released: Mutex<Vec<(usize, usize)>>,
+    pub dropped: Mutex<Vec<(usize, usize)>>,
+    /// Keep retired blocks resident (the embedder drops or reuses them).
+    pub keep_retired: bool,
+}
+
+impl OsMemory for KeepingOs {
+    unsafe fn release_pages(&self, addr: *mut u8, len: usize) {
+        self.released.lock().unwrap().push((addr as usize, len));
+    }
+    fn released_pages_are_zero(&self) -> bool {
+        false
+    }
+    unsafe fn drop_pages(&self, addr: *mut u8, len: usize) {
+        // SAFETY: the core guarantees the range holds nothing live.
+        unsafe { std::ptr::write_bytes(addr, 0, len) };
+        self.dropped.lock().unwrap().push((addr as usize, len));
+    }
+    fn keeps_retired_blocks(&self) -> bool {
+        self.keep_retired
+    }
 }
 
 pub struct Fixture {

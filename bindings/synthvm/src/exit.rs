@@ -21,7 +21,7 @@ pub fn is_exiting() -> bool {
 }
 
 /// Print `msg` (one or more lines) on stderr and end the process with `code`, without running
-/// destructors or waiting for other threads (they may be blocked inside a GC).
+/// destructors or waiting for other threads (they may be blocked inside a GC); see [`leave`].
 pub fn terminate(code: i32, msg: &str) -> ! {
     if EXITING.swap(true, Ordering::SeqCst) {
         // Somebody else is already ending the process.
@@ -35,7 +35,15 @@ pub fn terminate(code: i32, msg: &str) -> ! {
     let _ = writeln!(err, "{}", msg);
     let _ = err.flush();
     drop(err);
-    unsafe { libc::_exit(code) }
+    leave(code)
+}
+
+/// Ends the process with `code` without waiting for other threads (GC workers never return)
+/// and without running Rust destructors, but with the C `atexit` handlers, through which a
+/// space may report at exit (shardsweep's `SHARDSWEEP_REPORT_PEAK`).
+pub fn leave(code: i32) -> ! {
+    // SAFETY: `exit` runs the atexit handlers and ends every thread; no Rust destructor runs.
+    unsafe { libc::exit(code) }
 }
 
 /// The out-of-memory verdict.  The message always contains "Out of memory".

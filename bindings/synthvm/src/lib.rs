@@ -308,5 +308,5 @@ pub fn run_main() -> ! {
     use std::io::Write;
     let _ = std::io::stdout().flush();
     // GC worker threads never return; leave without waiting for them.
-    unsafe { libc::_exit(0) }
+    exit::leave(0)
 }
