@@ -32,6 +32,28 @@ use shardsweep::{CountingBudget, Heap, Madvise, OsMemory, PageBudget, Settings, 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
+/// The effective settings as `SHARDSWEEP_X=value` pairs (what `SHARDSWEEP_PRINT_SETTINGS=1`
+/// prints; `scripts/check-doc-defaults.py` compares the defaults with the documents).
+fn describe_settings(s: &SpaceSettings) -> String {
+    use shardsweep::{Accounting, Advice};
+    let b = |v: bool| if v { "1" } else { "0" };
+    format!(
+        "SHARDSWEEP_BLOCK_KIB={} SHARDSWEEP_ACCOUNTING={} SHARDSWEEP_SWEEP={} SHARDSWEEP_ADVICE={} SHARDSWEEP_PURGE={} \
+         SHARDSWEEP_DECAY={} SHARDSWEEP_ABANDON_IDLE={} SHARDSWEEP_ABANDON_ALL={} SHARDSWEEP_CHECK_ACCOUNTING={} \
+         SHARDSWEEP_CHECK_RECLAIM={}",
+        shardsweep::BLOCK_BYTES / 1024,
+        match s.accounting { Accounting::Page => "page", Accounting::Block => "block" },
+        match s.sweep { SweepMode::Eager => "eager", SweepMode::Lazy => "lazy" },
+        match s.advice { Advice::DontNeed => "dontneed", Advice::Free => "free", Advice::Keep => "keep" },
+        match s.purge { super::purge::Purge::Gc => "gc", super::purge::Purge::Now => "now", super::purge::Purge::Pressure => "pressure" },
+        s.decay,
+        b(s.abandon_idle),
+        b(s.abandon_all),
+        b(s.check_accounting),
+        b(s.check_reclaim),
+    )
+}
+
 /// The shardsweep space.
 pub struct ShardSweepSpace<VM: VMBinding> {
     pub common: CommonSpace<VM>,
@@ -191,6 +213,9 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
 
     pub fn new(args: PlanCreateSpaceArgs<VM>) -> Self {
         let settings = SpaceSettings::from_env();
+        if std::env::var("SHARDSWEEP_PRINT_SETTINGS").is_ok_and(|v| v.trim() == "1") {
+            eprintln!("shardsweep: settings {}", describe_settings(&settings));
+        }
         let scheduler = args.scheduler.clone();
         let vm_map = args.vm_map;
         let is_discontiguous = args.vmrequest.is_discontiguous();

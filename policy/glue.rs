@@ -136,9 +136,10 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
     /// for reuse (`kept`, see purge.rs); a dropped one goes to the page resource (GC workers) or
     /// is kept as a spare (mutators: the page resource's release queues are per GC worker).
     pub(super) fn return_block(&self, start: Address) {
-        // SAFETY: a block of the space, mapped, whose header the core just retired.
-        let resident = unsafe { shardsweep::Block::retired_resident(start.to_ptr()) };
-        if !resident.is_empty() {
+        // Not read: with `SHARDSWEEP_PURGE=now` the core dropped the block before giving it back
+        // (reading its header would map the zero page); otherwise the core keeps retired blocks
+        // (`keeps_retired_blocks`), so every block given back here is retired with its pages.
+        if self.settings.purge != super::purge::Purge::Now {
             self.kept.lock().unwrap().push(start);
             // Relaxed: a hint for the pressure path (see `try_charge`).
             self.xmay_drop.store(true, Ordering::Relaxed);
@@ -175,7 +176,8 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
 
     /// End of a GC (stop-the-world, one worker): the idle pages the sweeps left stay resident
     /// for the mutators' reuse only while they fit in half of the heap's free room (heap size
-    /// less the pages in use); the rest is dropped now, the kept empty blocks first, then the
+    /// less the pages in use; none after a user-requested or emergency collection); the rest is
+    /// dropped now, the kept empty blocks first, then the
     /// idle pages of abandoned blocks, then those of the mutators' own blocks. Without this, a
     /// tight heap would start its mutator phase full of idle pages that only a pressure drop
     /// (which cannot reach blocks other mutators hold) or the next GC would give back.
@@ -199,7 +201,14 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
         let kept_pages = self.pages.charged().saturating_sub(resident);
         let idle = resident - in_use + kept_pages;
         let heap = self.get_gc_trigger().policy.get_current_heap_size_in_pages();
-        let room = heap.saturating_sub(in_use) / 2;
+        let state = &self.common.global_state;
+        // A collection the user asked for (System.gc()) gives every idle page back, and so
+        // does an emergency collection (every page counts before out of memory).
+        let room = if state.is_user_triggered_collection() || state.is_emergency_collection() {
+            0
+        } else {
+            heap.saturating_sub(in_use) / 2
+        };
         if idle <= room {
             return 0;
         }

@@ -3,16 +3,18 @@
 
 use crate::sync::{AtomicUsize, Ordering};
 
-/// Counts the pages the core holds and may veto new ones. Every page the core touches is
-/// charged before it is touched and uncharged after it is given back, so the count is exactly
-/// the pages of all blocks' `charged` sets.
+/// Counts the pages the core may hold resident and may veto new ones. A page is charged before
+/// the core first touches it (it becomes resident) and uncharged when it is dropped from memory
+/// (given back with an advice that drops it, or `drop_idle`/`drop_retired`), so the count is
+/// exactly the pages of all blocks' `resident` sets, plus those of retired blocks an embedder
+/// keeps: pages in use and idle pages alike. Reusing an idle page charges nothing.
 pub trait PageBudget: Sync {
-    /// Asks for `pages` more pages. `false` vetoes: the allocation that needed them fails
-    /// (for a garbage collector: time to collect). Must not block or call back into the core.
+    /// Asks for `pages` more resident pages. `false` vetoes: the allocation that needed them
+    /// fails (for a garbage collector: time to collect). Must not block or call back into the core.
     fn try_charge(&self, pages: usize) -> bool;
-    /// Returns `pages` pages.
+    /// Returns `pages` pages (dropped from memory).
     fn uncharge(&self, pages: usize);
-    /// Pages currently charged.
+    /// Pages currently charged (resident).
     fn charged(&self) -> usize;
 }
 
