@@ -176,7 +176,8 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
 
     /// End of a GC (stop-the-world, one worker): the idle pages the sweeps left stay resident
     /// for the mutators' reuse only while they fit in half of the heap's free room (heap size
-    /// less the pages in use; none after a user-requested or emergency collection); the rest is
+    /// less the pages in use; none when less than a quarter of the heap is free, or after a
+    /// user-requested or emergency collection); the rest is
     /// dropped now, the kept empty blocks first, then the
     /// idle pages of abandoned blocks, then those of the mutators' own blocks. Without this, a
     /// tight heap would start its mutator phase full of idle pages that only a pressure drop
@@ -204,10 +205,14 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
         let state = &self.common.global_state;
         // A collection the user asked for (System.gc()) gives every idle page back, and so
         // does an emergency collection (every page counts before out of memory).
-        let room = if state.is_user_triggered_collection() || state.is_emergency_collection() {
+        // A tight heap (less than a quarter free) keeps none: right after the GC its free room
+        // is what decides whether the next allocations fit (and MMTk, and a VM's GC-overhead
+        // limit, judge the GC by the pages used after it).
+        let free = heap.saturating_sub(in_use);
+        let room = if state.is_user_triggered_collection() || state.is_emergency_collection() || free < heap / 4 {
             0
         } else {
-            heap.saturating_sub(in_use) / 2
+            free / 2
         };
         if idle <= room {
             return 0;
