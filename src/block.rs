@@ -803,7 +803,12 @@ impl Block {
     ///
     /// # Safety
     /// As for [`Block::drop_idle`].
-    pub unsafe fn drop_idle_in(&mut self, within: PageMask, budget: &dyn PageBudget, os: &dyn OsMemory) -> usize {
+    pub unsafe fn drop_idle_in(
+        &mut self,
+        within: PageMask,
+        budget: &dyn PageBudget,
+        os: &dyn OsMemory,
+    ) -> usize {
         let idle = self.idle().intersect(within);
         if idle.is_empty() {
             return 0;
@@ -861,7 +866,11 @@ impl Block {
     /// # Safety
     /// `block` is a block of this allocator that nobody uses (retired, held exclusively by the
     /// caller, e.g. under its source's lock), all of whose bytes are initialised.
-    pub unsafe fn drop_retired(block: *mut Block, budget: &dyn PageBudget, os: &dyn OsMemory) -> usize {
+    pub unsafe fn drop_retired(
+        block: *mut Block,
+        budget: &dyn PageBudget,
+        os: &dyn OsMemory,
+    ) -> usize {
         // SAFETY: integer fields of a header held exclusively (raw reads: it may be dead).
         let (magic, resident) = unsafe {
             (
@@ -901,7 +910,11 @@ impl Block {
             return false;
         }
         if self.state == BlockState::Unswept {
-            let bound = if self.charged == PageMask::ALL { PageMask::ALL } else { self.charged_for(self.extended) };
+            let bound = if self.charged == PageMask::ALL {
+                PageMask::ALL
+            } else {
+                self.charged_for(self.extended)
+            };
             return self.charged.contains(0)
                 && bound.covers(self.charged)
                 && self.free.is_null()

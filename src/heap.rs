@@ -246,10 +246,11 @@ impl Heap {
         let zero = shared.settings.zero_cells;
         // Memory order: a free cell on a page already charged (ours, then an abandoned block's)
         // before an idle resident page of a block we hold (ours or adopted) before a fresh page
-        // of a block we hold before a retired block still resident before a fresh block. mimalloc extends the first
-        // extendable block it meets; under page accounting that charges a new page while listed
-        // cells on charged pages wait, so the search only remembers it. The budget counts
-        // resident pages, so reusing an idle page costs nothing and a fresh page costs one.
+        // of a block we hold before a retired block still resident before a fresh block.
+        // mimalloc extends the first extendable block it meets; under page accounting that
+        // charges a new page while listed cells on charged pages wait, so the search only
+        // remembers it. The budget counts resident pages: an idle page costs nothing, a fresh
+        // one costs one.
         // 1. Search the bin's queue (bounded) for a block with a free cell.
         let mut extendable: *mut Block = ptr::null_mut();
         let mut reusable: *mut Block = ptr::null_mut();

@@ -144,7 +144,13 @@ impl Shared {
         let start = self.source.acquire_resident_block()?;
         // SAFETY: the source hands out unused, block-aligned blocks of ours.
         let block = unsafe {
-            Block::init(start.as_ptr(), bin, false, self.settings.accounting, self.budget)
+            Block::init(
+                start.as_ptr(),
+                bin,
+                false,
+                self.settings.accounting,
+                self.budget,
+            )
         };
         if block.is_null() {
             // SAFETY: the block came from this source and was not initialised.

@@ -147,13 +147,24 @@ fn a_lazy_gc_leaves_the_budget_an_eager_sweep_would() {
         }
         i += 1;
     }
-    assert_eq!(lazy.budget.charged(), limit, "the 48-byte bin filled the budget");
+    assert_eq!(
+        lazy.budget.charged(),
+        limit,
+        "the 48-byte bin filled the budget"
+    );
     set_live(&live);
     let se = he.sweep(&mut oracle);
     let sl = hl.defer_sweep(oracle, &mut oracle);
-    assert!(se.released >= 1 && sl.released == se.released, "empty blocks released at the GC ({se:?} / {sl:?})");
+    assert!(
+        se.released >= 1 && sl.released == se.released,
+        "empty blocks released at the GC ({se:?} / {sl:?})"
+    );
     assert!(sl.accounted > 0 && hl.has_unswept());
-    assert_eq!(lazy.budget.charged(), eager.budget.charged(), "lazy and eager leave the same charge");
+    assert_eq!(
+        lazy.budget.charged(),
+        eager.budget.charged(),
+        "lazy and eager leave the same charge"
+    );
     assert!(lazy.budget.charged() < limit / 2);
     assert_eq!(charged_by_walk(&[&hl], lazy.shared), lazy.budget.charged());
     assert!(hl.is_valid());
@@ -163,8 +174,14 @@ fn a_lazy_gc_leaves_the_budget_an_eager_sweep_would() {
     while !hl.alloc(big).is_null() {
         m += 1;
     }
-    assert!(m * big >= (limit / 2) * PAGE_BYTES / 2, "only {m} cells of {big} bytes fit");
-    assert!(hl.has_unswept(), "the 48-byte bin was never used: still unswept");
+    assert!(
+        m * big >= (limit / 2) * PAGE_BYTES / 2,
+        "only {m} cells of {big} bytes fit"
+    );
+    assert!(
+        hl.has_unswept(),
+        "the 48-byte bin was never used: still unswept"
+    );
     // Sweeping it gives back nothing more: the GC did the accounting.
     let before = lazy.budget.charged();
     hl.finish_sweep();
@@ -366,7 +383,11 @@ fn charged_cells_are_used_before_a_page_is_charged() {
 
     let before = fx.budget.charged();
     let p = heap.alloc(64);
-    assert_eq!(fx.budget.charged(), before, "no page charged while charged cells are free");
+    assert_eq!(
+        fx.budget.charged(),
+        before,
+        "no page charged while charged cells are free"
+    );
     assert!(
         holes.contains(&(Block::of(p) as usize)),
         "the cell comes from the abandoned block's holes"

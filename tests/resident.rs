@@ -27,7 +27,10 @@ struct Fx {
 fn fixture(keep_retired: bool) -> Fx {
     let source: &'static HeapSource = Box::leak(Box::new(HeapSource::new(1000)));
     let budget: &'static CountingBudget = Box::leak(Box::new(CountingBudget::unlimited()));
-    let os: &'static KeepingOs = Box::leak(Box::new(KeepingOs { keep_retired, ..Default::default() }));
+    let os: &'static KeepingOs = Box::leak(Box::new(KeepingOs {
+        keep_retired,
+        ..Default::default()
+    }));
     let shared = Shared::new(source, budget, os, gc_settings()).leak();
     Fx { shared, budget, os }
 }
@@ -55,16 +58,28 @@ fn idle_pages_stay_counted_and_are_reused_before_fresh_ones() {
     let fx = fixture(false);
     let mut heap = Heap::new_boxed(fx.shared);
     // Two blocks' worth of 64-byte cells; keep one cell in eight pages' worth alive.
-    let cells: Vec<usize> = (0..2 * BLOCK_BYTES / 64).map(|_| heap.alloc(64) as usize).collect();
+    let cells: Vec<usize> = (0..2 * BLOCK_BYTES / 64)
+        .map(|_| heap.alloc(64) as usize)
+        .collect();
     let per_page = PAGE_BYTES / 64;
     let mut live: HashSet<usize> = cells.iter().step_by(8 * per_page).copied().collect();
     live.insert(*cells.last().unwrap()); // no block empties (it would be dropped at once)
     let before = fx.budget.charged();
     heap.sweep(&mut |p| live.contains(&(p as usize)));
     let (resident, charged) = walk(&heap, fx.shared);
-    assert_eq!(resident, fx.budget.charged(), "the budget counts exactly the resident pages");
-    assert_eq!(resident, before, "released pages kept by the OS stay counted");
-    assert!(charged < resident, "the sweep uncharged pages without live cells ({charged} of {resident})");
+    assert_eq!(
+        resident,
+        fx.budget.charged(),
+        "the budget counts exactly the resident pages"
+    );
+    assert_eq!(
+        resident, before,
+        "released pages kept by the OS stay counted"
+    );
+    assert!(
+        charged < resident,
+        "the sweep uncharged pages without live cells ({charged} of {resident})"
+    );
     assert!(!fx.os.released.lock().unwrap().is_empty());
 
     // Allocating again reuses idle pages: the budget does not grow until they are used up.
@@ -86,13 +101,19 @@ fn idle_pages_stay_counted_and_are_reused_before_fresh_ones() {
 fn dropping_idle_pages_uncharges_them() {
     let fx = fixture(false);
     let mut heap = Heap::new_boxed(fx.shared);
-    let cells: Vec<usize> = (0..BLOCK_BYTES / 32).map(|_| heap.alloc(32) as usize).collect();
+    let cells: Vec<usize> = (0..BLOCK_BYTES / 32)
+        .map(|_| heap.alloc(32) as usize)
+        .collect();
     let live: HashSet<usize> = cells.iter().step_by(4 * PAGE_BYTES / 32).copied().collect();
     heap.sweep(&mut |p| live.contains(&(p as usize)));
     let (resident, charged) = walk(&heap, fx.shared);
     drop(heap); // abandons the partly used blocks, idle pages and all
     let dropped = fx.shared.drop_abandoned_idle();
-    assert_eq!(dropped, resident - charged, "every idle page of the abandoned blocks is dropped");
+    assert_eq!(
+        dropped,
+        resident - charged,
+        "every idle page of the abandoned blocks is dropped"
+    );
     assert_eq!(fx.budget.charged(), charged);
     let mut n = 0;
     fx.shared.for_each_abandoned(&mut |b| {
@@ -109,20 +130,38 @@ fn retired_blocks_are_dropped_unless_kept_and_then_inherited() {
         let fx = fixture(keep);
         let mut heap = Heap::new_boxed(fx.shared);
         // One block's worth (less its header).
-        let cells: Vec<usize> = (0..BLOCK_BYTES / 128 - 8).map(|_| heap.alloc(128) as usize).collect();
+        let cells: Vec<usize> = (0..BLOCK_BYTES / 128 - 8)
+            .map(|_| heap.alloc(128) as usize)
+            .collect();
         let full = fx.budget.charged();
         assert!(full > 1);
         heap.sweep(&mut |_| false); // every block empty: retired
         assert_eq!(heap.owned_blocks(), 0);
         if !keep {
-            assert_eq!(fx.budget.charged(), 0, "retired blocks are dropped and uncharged at once");
+            assert_eq!(
+                fx.budget.charged(),
+                0,
+                "retired blocks are dropped and uncharged at once"
+            );
         } else {
-            assert_eq!(fx.budget.charged(), full, "kept retired blocks stay counted");
+            assert_eq!(
+                fx.budget.charged(),
+                full,
+                "kept retired blocks stay counted"
+            );
             // A new block on the same memory inherits the resident pages: extending into them
             // costs nothing.
             let b = Block::of(cells[0] as *const u8);
             // SAFETY: the retired block is unused; the heap source hands it out again.
-            let nb = unsafe { Block::init(b as *mut u8, bin_of(128), false, Accounting::Page, fx.budget) };
+            let nb = unsafe {
+                Block::init(
+                    b as *mut u8,
+                    bin_of(128),
+                    false,
+                    Accounting::Page,
+                    fx.budget,
+                )
+            };
             assert_eq!(nb, b);
             // SAFETY: a live header we just made.
             unsafe {
@@ -130,7 +169,11 @@ fn retired_blocks_are_dropped_unless_kept_and_then_inherited() {
                 assert!((*nb).can_extend_resident());
                 assert!((*nb).extend(fx.budget, true));
             }
-            assert_eq!(fx.budget.charged(), full, "inherited idle pages are reused for free");
+            assert_eq!(
+                fx.budget.charged(),
+                full,
+                "inherited idle pages are reused for free"
+            );
             // SAFETY: the block is ours and has no allocated cell.
             unsafe {
                 Block::retire(nb);
