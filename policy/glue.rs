@@ -40,6 +40,9 @@ pub(super) enum Failure {
 static DROP: Madvise = Madvise { advice: Advice::DontNeed };
 
 thread_local! {
+    /// Whether this thread's current allocation slow path charged a page (reported to MMTk as
+    /// an allocation success only if the slow path then hands out a cell).
+    static CHARGED: Cell<bool> = const { Cell::new(false) };
     static FAILURE: Cell<Failure> = const { Cell::new(Failure::None) };
     /// The allocating mutator's `VMThread` (set by the allocator's slow path), for the page
     /// resource's and the mmapper's callbacks into the VM.
@@ -71,7 +74,11 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
     }
 
     /// Tells MMTk that an allocation needing new memory succeeded since the last GC, as the
-    /// stock allocators do after every successful slow path (`alloc_slow_inline`). MMTk counts
+    /// stock allocators do after every successful slow path (`alloc_slow_inline`). Called when
+    /// a core slow path that charged pages handed out a cell (`slow_path_done`), never for a
+    /// charge alone: a fresh block whose header page was charged and whose cells' pages were
+    /// then vetoed is no success (that report made every GC a non-emergency one while the
+    /// request could never be met: the OpenJDK livelock, reproduced by `synthvm hog`). MMTk counts
     /// a GC that follows another with no such success as an *emergency* collection, and an
     /// allocation that fails after an emergency collection as out of memory; our mutators take
     /// fresh pages in the core, never through MMTk's slow path, so without this report every
@@ -346,8 +353,14 @@ impl<VM: VMBinding> PageBudget for ShardSweepSpace<VM> {
             fail(Failure::Vetoed);
             return false;
         }
-        self.note_allocation_success();
+        CHARGED.with(|c| c.set(true));
         true
+    }
+
+    fn slow_path_done(&self, allocated: bool) {
+        if CHARGED.with(|c| c.replace(false)) && allocated {
+            self.note_allocation_success();
+        }
     }
 
     fn uncharge(&self, pages: usize) {

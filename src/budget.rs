@@ -16,6 +16,15 @@ pub trait PageBudget: Sync {
     fn uncharge(&self, pages: usize);
     /// Pages currently charged (resident).
     fn charged(&self) -> usize;
+    /// The end of an allocation slow path on this thread (`Heap`'s generic path), which may
+    /// have charged pages: `allocated` says whether it handed out a cell. A garbage-collected
+    /// embedder reports allocation success to its collector here, not per charge: a slow path
+    /// that charged a fresh block's header page and then was vetoed for its cells' pages did
+    /// not allocate (counting it as a success kept MMTk from ever declaring the emergency
+    /// collection after which it reports out of memory: the OpenJDK livelock of issue 11).
+    fn slow_path_done(&self, allocated: bool) {
+        let _ = allocated;
+    }
 }
 
 /// A budget with an optional limit (`usize::MAX` for none), counting atomically.

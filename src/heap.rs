@@ -234,8 +234,15 @@ impl Heap {
     }
 
     /// The generic slow path (mimalloc's `_mi_malloc_generic`): temporal cadence happens here.
+    /// Tells the budget how it ended (see [`crate::PageBudget::slow_path_done`]).
     #[inline(never)]
     fn alloc_generic(&mut self, bin: usize) -> *mut u8 {
+        let p = self.alloc_generic_inner(bin);
+        self.shared.budget.slow_path_done(!p.is_null());
+        p
+    }
+
+    fn alloc_generic_inner(&mut self, bin: usize) -> *mut u8 {
         self.slow_bins |= 1 << bin;
         if !self.unswept[bin].first.is_null() {
             // Lazy sweeping: the owner sweeps the bin's blocks before using any of them.

@@ -7,7 +7,7 @@ use crate::workloads::Size;
 pub const USAGE: &str = "\
 usage: synthvm [OPTIONS] WORKLOAD
 
-WORKLOAD is one of: lusearch, gcbench, fragger, custom (custom needs --workload-file FILE;
+WORKLOAD is one of: lusearch, gcbench, fragger, hog, custom (custom needs --workload-file FILE;
 a path to a workload file is accepted in place of WORKLOAD too).
 
 options:
@@ -68,7 +68,7 @@ pub const PLANS: [(&str, PlanSelector); 9] = [
     ("PageProtect", PlanSelector::PageProtect),
 ];
 
-pub const WORKLOADS: [&str; 4] = ["lusearch", "gcbench", "fragger", "custom"];
+pub const WORKLOADS: [&str; 5] = ["lusearch", "gcbench", "fragger", "hog", "custom"];
 
 pub fn parse_plan(s: &str) -> Option<PlanSelector> {
     PLANS
@@ -211,7 +211,7 @@ pub fn parse(args: &[String]) -> Result<Parsed, String> {
         }
     }
     let Some(w) = workload else {
-        return Err("no WORKLOAD given (expected one of: lusearch, gcbench, fragger, custom)".into());
+        return Err("no WORKLOAD given (expected one of: lusearch, gcbench, fragger, hog, custom)".into());
     };
     if WORKLOADS.contains(&w.as_str()) {
         o.workload = w;

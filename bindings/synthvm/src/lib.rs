@@ -66,6 +66,7 @@ fn make_workload(o: &cli::Options, threads: usize) -> Result<Box<dyn Workload>, 
         "lusearch" => Box::new(workloads::lusearch::Lusearch::new(p)),
         "gcbench" => Box::new(workloads::gcbench::GcBench::new(p)),
         "fragger" => Box::new(workloads::fragger::Fragger::new(p)),
+        "hog" => Box::new(workloads::hog::Hog::new(p)),
         "custom" => {
             let path = o.workload_file.as_deref().unwrap();
             let spec = load_spec(path)?;

@@ -4,6 +4,7 @@
 pub mod custom;
 pub mod fragger;
 pub mod gcbench;
+pub mod hog;
 pub mod lusearch;
 
 use mmtk::util::ObjectReference;
