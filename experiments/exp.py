@@ -22,6 +22,7 @@ import json
 import math
 import os
 import platform
+import re
 import shlex
 import signal
 import statistics
@@ -41,8 +42,10 @@ FIELDS = [
     "total_ms", "mutator_ms", "gc_ms", "gc_count",
     "last_iteration_ms", "last_iteration_mutator_ms", "last_iteration_gc_ms", "last_iteration_gc_count",
     "peak_used_bytes", "peak_rss_kib", "gc_threads", "loadavg_1m", "binary_sha", "timestamp",
-    "command", "detail",
+    "command", "detail", "space_peak_resident_kib",
 ]
+# The space's own figure, printed at exit under SHARDSWEEP_REPORT_PEAK=1 (policy/report.rs).
+PEAK_RESIDENT = re.compile(r"shardsweep: peak resident pages \d+ \((\d+) KiB\)")
 
 
 # --------------------------------------------------------------------------------------------
@@ -141,8 +144,17 @@ class Store:
         self.index = {}
         if self.path.exists():
             with open(self.path, newline="") as f:
-                for r in csv.DictReader(f):
-                    self._add(r)
+                reader = csv.DictReader(f)
+                for r in reader:
+                    self._add({k: r.get(k) or "" for k in FIELDS})
+                header = reader.fieldnames
+            if header != FIELDS:
+                # A CSV from before a column was added: rewrite it with the current columns
+                # (missing ones empty), so that appended rows line up with the header.
+                with open(self.path, "w", newline="") as f:
+                    w = csv.DictWriter(f, fieldnames=FIELDS)
+                    w.writeheader()
+                    w.writerows(self.rows)
 
     @staticmethod
     def key(r):
@@ -283,6 +295,9 @@ class Runner:
             "timestamp": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
             "command": command, "detail": detail,
         })
+        m = PEAK_RESIDENT.search(err or "")
+        if m:
+            row["space_peak_resident_kib"] = m.group(1)
         for k in ("total_ms", "mutator_ms", "gc_ms", "gc_count", "last_iteration_ms",
                   "last_iteration_mutator_ms", "last_iteration_gc_ms", "last_iteration_gc_count",
                   "peak_used_bytes", "peak_rss_kib", "gc_threads"):
@@ -640,12 +655,33 @@ def minheap_report(cfg, out, command, results, runner=None):
     L.append("| y-intercept (MiB) | " + " | ".join(fcell(b["name"], 1, "{:.3f}") for b in builds) + " |")
     L.append("| R² | " + " | ".join(fcell(b["name"], 2, "{:.4f}") for b in builds) + " |")
     L.append("| points in fit | " + " | ".join(str(len(fits[b['name']][1])) for b in builds) + " |")
+    sha = runner.sha_of if runner else binary_sha
+    rss = rss_at_minimum(cfg, rows, results, sha)
+    L.append("\n## Peak RSS at each build's own minimum heap (MiB)\n")
+    L.append("The process's peak resident set (synthvm's `peak_rss_kib`, from `getrusage`) in the passing "
+             "probe at the build's minimum heap; in brackets the space's own peak resident pages "
+             "(`SHARDSWEEP_REPORT_PEAK=1`, shardsweep builds only). Everything that is not heap "
+             "(binary, stacks, MMTk's metadata and side tables, the VM's own data) is in the RSS too.\n")
+    L.append("| Mutator threads | " + " | ".join(b["label"] for b in builds) + " |")
+    L.append("|---:|" + "---:|" * len(builds))
+    for t in threads:
+        cells = []
+        for b in builds:
+            v = rss.get((b["name"], t))
+            if not v or v[0] is None:
+                cells.append("—")
+                continue
+            c = f"{v[0] / 1024:.1f}"
+            if v[1] is not None:
+                c += f" ({v[1] / 1024:.1f})"
+            cells.append(c)
+        L.append(f"| {t} | " + " | ".join(cells) + " |")
     errs = [(k, r) for k, r in results.items() if r.status == "error"]
     if errs:
         L.append("\n## Errors (not counted as results)\n")
         for (bn, t), r in errs:
             L.append(f"* {bn} t={t}: {r.detail}")
-    L.append("\n" + goals_minheap(cfg, results, fits))
+    L.append("\n" + goals_minheap(cfg, results, fits, rss))
     L.append("\n## Binaries\n")
     L.append(binaries_section(cfg, rows))
     L.append("\n## Builds\n")
@@ -654,6 +690,7 @@ def minheap_report(cfg, out, command, results, runner=None):
     for b in builds:
         L.append(f"| `{b['name']}` | {b['label']} | `{b['variant']}` | {b['plan']} | `{b['env'] or ''}` |")
     L.append("\n![minimum heap vs mutator threads](minheap.png)\n")
+    L.append("![peak RSS at each build's own minimum heap](rss.png)\n")
     (out / "README.md").write_text("\n".join(L) + "\n")
     with open(out / "minheap.csv", "w", newline="") as f:
         w = csv.writer(f)
@@ -668,12 +705,60 @@ def minheap_report(cfg, out, command, results, runner=None):
                             fmt_heap(r.minheap) if r.minheap is not None else "", r.status, r.probes,
                             runner.sha_of(b) if runner else binary_sha(b), r.detail])
     plot_minheap(cfg, out, results, fits)
-    return fits
+    plot_rss(cfg, out, rss)
+    return fits, rss
 
 
-def goals_minheap(cfg, results, fits):
+def rss_at_minimum(cfg, rows, results, sha_of):
+    """{(build, threads): (peak RSS KiB, space peak resident KiB or None)}: the median over the
+    passing probes (search and confirmations) at the build's own minimum heap, current binary."""
+    out = {}
+    for b in cfg["builds"]:
+        sha = sha_of(b)
+        for t in cfg["threads"]:
+            r = results.get((b["name"], t))
+            if not r or r.status != "ok":
+                continue
+            hit = [x for x in rows if x["build"] == b["name"] and x["threads"] == str(t)
+                   and x["binary_sha"] == sha and x["outcome"] == "pass"
+                   and x["heap_mib"] and abs(float(x["heap_mib"]) - r.minheap) < 1e-6]
+            rs = [float(x["peak_rss_kib"]) for x in hit if x.get("peak_rss_kib")]
+            sp = [float(x["space_peak_resident_kib"]) for x in hit if x.get("space_peak_resident_kib")]
+            out[(b["name"], t)] = (med(rs), med(sp))
+    return out
+
+
+def plot_rss(cfg, out, rss):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(8, 5.5))
+    drawn = False
+    for b in cfg["builds"]:
+        pts = [(t, rss[(b["name"], t)][0] / 1024) for t in cfg["threads"]
+               if rss.get((b["name"], t)) and rss[(b["name"], t)][0] is not None]
+        if pts:
+            xs, ys = zip(*pts)
+            ax.plot(xs, ys, marker="o", label=b["label"])
+            drawn = True
+    ax.set_xlabel("mutator threads")
+    ax.set_ylabel("peak RSS at the build's own minimum heap (MiB)")
+    ax.set_title(f"synthvm {cfg['workload']} ({cfg['size']}): peak RSS at the minimum heap")
+    ax.set_xticks(cfg["threads"])
+    ax.set_ylim(bottom=0)
+    ax.grid(alpha=0.3)
+    if drawn:
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(out / "rss.png", dpi=110)
+    plt.close(fig)
+
+
+def goals_minheap(cfg, results, fits, rss=None):
     g = cfg.get("goals", {})
     ss, stock, mc = g.get("shardsweep"), g.get("stock"), g.get("markcompact")
+    ss4 = g.get("small_blocks")
+    rss = rss or {}
     names = {b["name"] for b in cfg["builds"]}
     L = ["## Headline goals"]
     if not ss or ss not in names:
@@ -695,6 +780,19 @@ def goals_minheap(cfg, results, fits):
         ok = a.minheap <= 1.25 * b.minheap
         rows.append(f"| minheap({ss}, t={tmax}) ≤ 1.25 × minheap({mc}, t={tmax}) | {fmt_heap(a.minheap)} vs "
                     f"{1.25 * b.minheap:.2f} | {'met' if ok else 'NOT met'} |")
+    def rss_of(n):
+        v = rss.get((n, tmax))
+        return v[0] if v and v[0] is not None else None
+    r_ss = rss_of(ss)
+    if r_ss is not None and ss4 in names and rss_of(ss4) is not None:
+        ok = r_ss <= rss_of(ss4)
+        rows.append(f"| peak RSS({ss}, t={tmax}) ≤ peak RSS({ss4}, t={tmax}), each at its own minimum | "
+                    f"{r_ss / 1024:.1f} vs {rss_of(ss4) / 1024:.1f} MiB | {'met' if ok else 'NOT met'} |")
+    if r_ss is not None and stock in names and rss_of(stock) is not None:
+        ok = r_ss <= 0.85 * rss_of(stock)
+        rows.append(f"| peak RSS({ss}, t={tmax}) ≤ 0.85 × peak RSS({stock}, t={tmax}), each at its own minimum | "
+                    f"{r_ss / 1024:.1f} vs {0.85 * rss_of(stock) / 1024:.1f} MiB ({r_ss / rss_of(stock):.2f}×) | "
+                    f"{'met' if ok else 'NOT met'} |")
     if not rows:
         return "\n".join(L + ["(not enough results to evaluate the goals)"])
     return "\n".join(L + ["", "| goal | value vs bound | |", "|---|---|---|"] + rows)
@@ -730,7 +828,8 @@ def plot_minheap(cfg, out, results, fits):
 
 METRICS = [("last_iteration_ms", "total time (ms)"), ("last_iteration_mutator_ms", "mutator time (ms)"),
            ("last_iteration_gc_ms", "GC time (ms)"), ("last_iteration_gc_count", "GC count"),
-           ("peak_rss_kib", "peak RSS of the process (KiB)")]
+           ("peak_rss_kib", "peak RSS of the process (KiB)"),
+           ("space_peak_resident_kib", "peak resident pages of the space (KiB; shardsweep builds)")]
 
 
 def time_table(cfg, store, refs):
@@ -779,6 +878,8 @@ def time_report(cfg, out, command, refs, store):
         if t not in refs:
             continue
         for m, title in METRICS:
+            if not any(a.get(m) for (bn, tt, _), a in agg.items() if tt == t):
+                continue  # not recorded by these runs (e.g. the space's peak before it was parsed)
             L.append(f"## {title}, {t} mutator threads\n")
             L.append("| heap factor (MiB) | " + " | ".join(b["label"] for b in builds) + " |")
             L.append("|---|" + "---:|" * len(builds))
@@ -793,7 +894,8 @@ def time_report(cfg, out, command, refs, store):
                         continue
                     v = a.get(m)
                     if not v:
-                        cells.append("/".join(sorted(set(a["outcomes"]))).upper())
+                        outs = set(a["outcomes"])
+                        cells.append("n/a" if outs == {"pass"} else "/".join(sorted(outs)).upper())
                         continue
                     mv = med(v)
                     fmt = "{:.0f}" if m.endswith("count") else "{:.0f}"
@@ -916,13 +1018,13 @@ def main():
     else:
         cmd_file.write_text(command + "\n")
     for b in cfg["builds"]:
-        if not binary_of(b).exists():
+        if a.study != "report" and not binary_of(b).exists():
             raise SystemExit(f"missing {rel(binary_of(b))}: run scripts/build-variants.sh {b['variant']}")
     if kind == "minheap":
         t0 = time.monotonic()
         results, runner = minheap_study(cfg, out, replay=(a.study == "report"), log=log)
-        fits = minheap_report(cfg, out, command, results, runner)
-        print(summary_minheap(cfg, results, fits))
+        fits, rss = minheap_report(cfg, out, command, results, runner)
+        print(summary_minheap(cfg, results, fits, rss))
         if a.study != "report":
             print(f"\n{runner.executed} probes run ({fmt_dur(runner.exec_seconds)} of runs), "
                   f"{runner.reused} reused (from this CSV or reuse_probes_from); {fmt_dur(time.monotonic() - t0)} total")
@@ -992,7 +1094,7 @@ def pristine_summary(cfg, out, command):
     return 0 if ok else 1
 
 
-def summary_minheap(cfg, results, fits):
+def summary_minheap(cfg, results, fits, rss=None):
     builds, threads = cfg["builds"], cfg["threads"]
     w = max(10, max(len(b["name"]) for b in builds))
     L = ["", "minimum heap (MiB) of synthvm " + f"{cfg['workload']} --size {cfg['size']}:",
@@ -1005,8 +1107,14 @@ def summary_minheap(cfg, results, fits):
             f = fits[b["name"]][0]
             cells.append(f"{f[i]:>{w}.4f}" if f else f"{'—':>{w}}")
         L.append(f"{lab:>7} " + " ".join(cells))
+    if rss:
+        L.append("peak RSS (MiB) at each build's own minimum heap:")
+        for t in threads:
+            L.append(f"{t:>7} " + " ".join(
+                f"{rss[(b['name'], t)][0] / 1024:>{w}.1f}" if rss.get((b["name"], t)) and rss[(b["name"], t)][0]
+                else f"{'—':>{w}}" for b in builds))
     L.append("")
-    L.append(goals_minheap(cfg, results, fits))
+    L.append(goals_minheap(cfg, results, fits, rss))
     return "\n".join(L)
 
 

@@ -7,7 +7,8 @@
 #   * a per-thread-reader run and a --shared-reader run agree;
 #   * a wrong --expect digest makes it print FAILED and exit 1;
 #   * a heap too small exits 3 after printing OutOfMemoryError;
-#   * an unknown option exits 2.
+#   * an unknown option exits 2;
+#   * the minimum-heap search records the peak RSS at the minimum.
 #
 #   scripts/openjdk-standin-test.sh          # ~15 s on 2 idle cores once the jar is built
 #   JAVA=/path/to/bin/java scripts/openjdk-standin-test.sh
@@ -54,4 +55,15 @@ run oom -Xmx2m -XX:+UseSerialGC -jar "$JAR" -s small --index "$TMP/index" -t 2
 run usage -jar "$JAR" --bogus
 [ $RC = 2 ] || fail "--bogus: rc $RC (want 2)"
 echo "openjdk-standin-test: wrong digest -> FAILED (1), -Xmx2m -> OutOfMemoryError (3), bad option (2): ok"
+# The minimum-heap search records each probe's peak RSS (wait4's ru_maxrss of the JVM) and,
+# for the minimum, copies it into minheap.csv.
+set +e
+mh=$(python3 "$ROOT/experiments/workloads/lusearch-standin/minheap.py" "$JAVA" --jar "$JAR" --index "$TMP/index" \
+    --threads 1 --size small --iterations 1 --resolution 1 --guess 4 --timeout 60 --label test --out "$TMP/mh" \
+    -- -XX:+UseSerialGC 2>&1); RC=$?
+set -e
+[ $RC = 0 ] || { echo "$mh"; fail "minheap.py: rc $RC"; }
+rss=$(python3 -c 'import csv,sys; r=list(csv.DictReader(open(sys.argv[1])))[-1]; print(r["minheap_mib"], r["peak_rss_kib"])' "$TMP/mh/minheap.csv")
+[ "${rss##* }" -gt 1024 ] 2>/dev/null || fail "minheap.csv: no peak RSS at the minimum ($rss)"
+echo "openjdk-standin-test: minheap.py -t 1: minimum ${rss% *} MiB, peak RSS there ${rss##* } KiB: ok"
 echo "openjdk-standin-test: PASSED in $(( $(date +%s) - T0 )) s ($("$JAVA" -version 2>&1 | head -1))"

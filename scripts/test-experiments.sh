@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # The experiments at CI size (< ~10 min on 2 cores):
 #  1. the search rules of experiments/exp.py against a fake synthvm (fast, no MMTk);
-#  2. minheap at threads 1 and 12, lusearch --size small, stock MarkSweep vs shardsweep 64 KiB
-#     with page and with whole-block accounting (experiments/configs/minheap-ci.yaml), and the
-#     relations that must hold: page accounting at or below stock's minimum heap at every thread
-#     count, and its slope below stock MarkSweep's and below whole-block accounting's; a rerun
-#     must reuse every probe.
+#  2. minheap at threads 1, 12 and 48, lusearch --size small, stock MarkSweep vs shardsweep
+#     64 KiB with page and with whole-block accounting (experiments/configs/minheap-ci.yaml), and
+#     the relations that must hold, with margins: page accounting's minimum heap at least 0.5 MiB
+#     below stock's and below whole-block accounting's at every thread count, and its peak RSS at
+#     its own minimum at 48 threads at least 2 MiB below stock's at stock's minimum; a rerun must
+#     reuse every probe.
 # Builds only stock and ss64k, in the target dirs scripts/test-policy.sh uses (.build/target-stock,
 # .build/target-ss64), so CI does not build them twice.
 #   scripts/test-experiments.sh [--no-build]
@@ -42,30 +43,35 @@ res=$(python3 experiments/exp.py minheap experiments/configs/minheap-ci.yaml --o
       --command "scripts/test-experiments.sh" 2>&1); rc=$?
 grep -v '^  \[' <<<"$res"
 [ $rc = 0 ] && ok "every point measured (no ERROR)" || bad "minheap-ci search (rc=$rc)"
-# The relations that must hold (a regression breaks them). Measured on this workload against
-# mmtk 0.31.0's stock MarkSweep, which abandons every block list at each GC: shardsweep with page
-# accounting needs less heap than stock at every thread count and grows less per thread than
-# stock and than whole-block accounting of the same allocator (at 2207261: slopes 0.045, 0.080
-# and 0.102 MiB/thread; before session 3's defaults page accounting's slope was not below
-# stock's at this size).
-checks=$(python3 - "$OUT/minheap.csv" <<'PY'
+# The relations that must hold (a regression breaks them), each with a margin wider than the
+# run-to-run spread. Measured at this size (three runs on the idle machine at session 5's HEAD,
+# threads 1/12/24/48): shardsweep 64K page accounting 1.25-2.5 MiB, whole-block accounting
+# 3.125-4.75, stock MarkSweep 3.125-5.375 (each figure moved by at most 0.5 MiB between runs);
+# peak RSS at each build's own minimum, 48 threads: page 12.2-12.7 MiB, stock 17.5-18.0.
+# Session 4's check compared two 2-point slopes (differences of 0.01 MiB/thread): it flipped on
+# noise, so it is gone; the per-thread growth is the studies' business (scripts/minheap-study.sh).
+checks=$(python3 - "$OUT/minheap.csv" "$OUT/probes.csv" <<'PY'
 import csv, sys
-sys.path.insert(0, "experiments")
-from exp import linfit
-pts = {}
+pts, rows = {}, list(csv.DictReader(open(sys.argv[2])))
 for r in csv.DictReader(open(sys.argv[1])):
     if r["status"] == "ok":
         pts.setdefault(r["build"], {})[int(r["threads"])] = float(r["minheap_mib"])
-def slope(b):
-    p = sorted(pts.get(b, {}).items())
-    return linfit(*zip(*p))[0] if len(p) >= 2 else float("nan")
 page, stock, block = pts.get("ss64k-page", {}), pts.get("stock-ms", {}), pts.get("ss64k-block", {})
+M = 0.5  # MiB: four search steps
 for t in sorted(stock):
-    ok = t in page and page[t] <= stock[t]
-    print(("ok" if ok else "bad") + f" minheap(shardsweep 64K page, t={t}) = {page.get(t)} <= stock MarkSweep's {stock[t]} MiB")
-sp, sb, ss = slope("ss64k-page"), slope("ss64k-block"), slope("stock-ms")
-print(("ok" if sp < ss else "bad") + f" slope(shardsweep 64K page) = {sp:.4f} < slope(stock MarkSweep) = {ss:.4f} MiB/thread")
-print(("ok" if sp < sb else "bad") + f" slope(page accounting) = {sp:.4f} < slope(whole-block accounting) = {sb:.4f} MiB/thread")
+    p = page.get(t, float("inf"))
+    print(("ok" if p <= stock[t] - M else "bad") + f" minheap(shardsweep 64K page, t={t}) = {p} <= stock MarkSweep's {stock[t]} - {M} MiB")
+    if t in block:
+        print(("ok" if p <= block[t] - M else "bad") + f" minheap(page accounting, t={t}) = {p} <= whole-block accounting's {block[t]} - {M} MiB")
+def rss(build, t, h):
+    v = [float(r["peak_rss_kib"]) / 1024 for r in rows if r["build"] == build and r["threads"] == str(t)
+         and r["outcome"] == "pass" and r["peak_rss_kib"] and abs(float(r["heap_mib"]) - h) < 1e-6]
+    return max(v) if v else None
+t = max(stock)
+a, b = rss("ss64k-page", t, page.get(t, -1)), rss("stock-ms", t, stock[t])
+R = 2.0  # MiB
+ok = a is not None and b is not None and a <= b - R
+print(("ok" if ok else "bad") + f" peak RSS at the own minimum heap, t={t}: shardsweep 64K page {a and round(a, 1)} <= stock MarkSweep's {b and round(b, 1)} - {R} MiB")
 PY
 )
 while read -r verdict msg; do
@@ -75,7 +81,7 @@ before=$(wc -l <"$OUT/probes.csv")
 python3 experiments/exp.py minheap experiments/configs/minheap-ci.yaml --out "$OUT" --quiet >/dev/null 2>&1
 after=$(wc -l <"$OUT/probes.csv")
 [ "$before" = "$after" ] && ok "rerun reuses all $((before - 1)) probes" || bad "rerun ran $((after - before)) new probes"
-for f in README.md minheap.csv minheap.png; do
+for f in README.md minheap.csv minheap.png rss.png; do
     [ -s "$OUT/$f" ] && ok "$OUT/$f written" || bad "$OUT/$f missing"
 done
 echo "$pass passed, $fail failed"

@@ -17,6 +17,10 @@ if listed("FAKE_HANG"):
 if heap + 1e-9 < base + slope * t:
     print("synthvm: Out of memory: fake", file=sys.stderr); sys.exit(3)
 print("===== synthvm lusearch PASSED in 1 msec =====")
+# Peak RSS = 10 MiB + the heap; the space's peak resident pages = the heap, as the space prints it
+# under SHARDSWEEP_REPORT_PEAK=1 (policy/report.rs).
 print(json.dumps({"synthvm": {"status": "PASSED", "threads": t, "total_ms": 1.0, "mutator_ms": 0.9,
       "gc_ms": 0.1, "gc_count": 3, "last_iteration_ms": 1.0, "last_iteration_mutator_ms": 0.9,
-      "last_iteration_gc_ms": 0.1, "last_iteration_gc_count": 3}}))
+      "last_iteration_gc_ms": 0.1, "last_iteration_gc_count": 3, "peak_rss_kib": int((10 + heap) * 1024)}}))
+if os.environ.get("SHARDSWEEP_REPORT_PEAK") == "1":
+    print(f"shardsweep: peak resident pages {int(heap * 256)} ({int(heap * 1024)} KiB)", file=sys.stderr)

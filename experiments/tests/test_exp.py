@@ -36,6 +36,7 @@ CFG = """study: minheap
 name: fake
 workload: lusearch
 size: small
+env: {{SHARDSWEEP_REPORT_PEAK: 1}}
 threads: [1, 12, 24]
 search: {{lo_mib: 1, hi_mib: 512, start_mib: 4, resolution_mib: {res}, timeout_s: 2, confirm: {confirm}}}
 builds:
@@ -54,6 +55,14 @@ with tempfile.TemporaryDirectory() as d:
     readme = (tmp / "out" / "README.md").read_text() if (tmp / "out" / "README.md").exists() else ""
     check("README has slope, intercept, R²", "Gradient/Slope" in readme and "R²" in readme)
     check("plot written", (tmp / "out" / "minheap.png").exists())
+    # peak RSS at each minimum (fake: 10 MiB + heap) and the space's own peak (the heap), from
+    # the probe at the minimum; the RSS plot
+    check("README has the peak RSS at each minimum (and the space's peak)",
+          "| 1 | 19.0 (9.0) |" in readme and "| 24 | 30.0 (20.0) |" in readme, readme[readme.find("## Peak RSS"):][:600])
+    check("RSS plot written", (tmp / "out" / "rss.png").exists())
+    pr = [x for x in csv.DictReader(open(tmp / "out" / "probes.csv")) if x["outcome"] == "pass"]
+    check("every passing probe records the space's peak resident KiB",
+          pr and all(x["space_peak_resident_kib"] == str(int(float(x["heap_mib"]) * 1024)) for x in pr))
     n1 = sum(1 for _ in open(tmp / "out" / "probes.csv"))
     p, rows2 = run(tmp, CFG.format(res=1, confirm=0))
     n2 = sum(1 for _ in open(tmp / "out" / "probes.csv"))

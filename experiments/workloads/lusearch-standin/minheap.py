@@ -29,6 +29,7 @@ import shlex
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -38,11 +39,14 @@ OOM = re.compile(rb"OutOfMemoryError|Out of memory|ran out of memory|Allocation 
 PASSED = re.compile(rb"^===== lusearch-standin \S+ PASSED in (\d+) msec =====$", re.M)
 DIGEST = re.compile(rb"iteration \d+ digest ([0-9a-f]{16})")
 ENV_KEYS = ("MMTK_", "SHARDSWEEP_")
+# The space's own peak, printed at exit under SHARDSWEEP_REPORT_PEAK=1 (policy/report.rs).
+PEAK_RESIDENT = re.compile(rb"shardsweep: peak resident pages \d+ \((\d+) KiB\)")
 PROBE_FIELDS = ["label", "java", "jvm_args", "env", "size", "iterations", "threads", "heap_mib",
                 "attempt", "outcome", "exit_code", "wall_s", "last_iteration_ms", "digest",
-                "timestamp", "command", "detail"]
+                "timestamp", "command", "detail", "peak_rss_kib", "space_peak_resident_kib"]
 MINHEAP_FIELDS = ["label", "java", "jvm_args", "env", "size", "iterations", "threads",
-                  "minheap_mib", "status", "probes", "resolution_mib", "digest", "timestamp", "detail"]
+                  "minheap_mib", "status", "probes", "resolution_mib", "digest", "timestamp", "detail",
+                  "peak_rss_kib", "space_peak_resident_kib"]
 
 
 def log(msg):
@@ -59,10 +63,21 @@ class Study:
         self.out = Path(a.out)
         self.out.mkdir(parents=True, exist_ok=True)
         self.nprobes = 0
+        self.peaks = {}  # (threads, heap) -> (outcome, peak RSS KiB, space peak KiB) of the last probe
 
     def append(self, name, fields, row):
         path = self.out / name
         new = not path.exists()
+        if not new:
+            with path.open(newline="") as f:
+                reader = csv.DictReader(f)
+                old = list(reader)
+            if reader.fieldnames != fields:
+                # A CSV from before a column was added: rewrite it with the current columns.
+                with path.open("w", newline="") as f:
+                    w = csv.DictWriter(f, fieldnames=fields, extrasaction="ignore")
+                    w.writeheader()
+                    w.writerows({k: r.get(k) or "" for k in fields} for r in old)
         with path.open("a", newline="") as f:
             w = csv.DictWriter(f, fieldnames=fields)
             if new:
@@ -80,15 +95,34 @@ class Study:
         t0 = time.time()
         work = self.out / "work"  # the JVM's cwd: where a crashing HotSpot writes hs_err_pid*.log
         work.mkdir(exist_ok=True)
+        env = dict(os.environ)
+        env.setdefault("SHARDSWEEP_REPORT_PEAK", "1")  # harmless for builds without the space
         p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
-                             cwd=work)
-        timed_out = False
-        try:
-            out, _ = p.communicate(timeout=self.a.timeout)
-        except subprocess.TimeoutExpired:
-            timed_out = True
-            os.killpg(p.pid, signal.SIGKILL)
-            out, _ = p.communicate()
+                             cwd=work, env=env)
+        # Reap the JVM with wait4 to read its own peak RSS (ru_maxrss, KiB); the timeout kills
+        # its process group from a timer.
+        timed_out = threading.Event()
+
+        def kill():
+            timed_out.set()
+            try:
+                os.killpg(p.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        chunks = []
+        reader = threading.Thread(target=lambda: chunks.append(p.stdout.read()))
+        reader.start()
+        timer = threading.Timer(self.a.timeout, kill)
+        timer.start()
+        _, status, usage = os.wait4(p.pid, 0)
+        timer.cancel()
+        p.returncode = os.waitstatus_to_exitcode(status)
+        reader.join()
+        p.stdout.close()
+        out = chunks[0] if chunks else b""
+        timed_out = timed_out.is_set()
+        rss_kib = usage.ru_maxrss
+        peak = PEAK_RESIDENT.search(out)
         wall = time.time() - t0
         m = PASSED.search(out)
         digests = sorted(set(DIGEST.findall(out)))
@@ -121,7 +155,9 @@ class Study:
             "last_iteration_ms": m.group(1).decode() if m else "",
             "digest": " ".join(d.decode() for d in digests),
             "timestamp": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-            "command": " ".join(shlex.quote(c) for c in cmd), "detail": detail})
+            "command": " ".join(shlex.quote(c) for c in cmd), "detail": detail,
+            "peak_rss_kib": rss_kib, "space_peak_resident_kib": peak.group(1).decode() if peak else ""})
+        self.peaks[(threads, f"{heap_mib:g}")] = (outcome, rss_kib, peak.group(1).decode() if peak else "")
         sym = {"pass": "o", "oom": "x", "timeout": "t", "error": "."}[outcome]
         print(f" {heap_mib:g}M{sym}", end="", flush=True)
         return outcome, detail, digests
@@ -194,14 +230,21 @@ class Study:
                    "threads": t, "minheap_mib": f"{mh:g}" if mh != "" else "", "status": status,
                    "probes": self.nprobes - before, "resolution_mib": f"{self.a.resolution:g}",
                    "digest": digest,
+                   "peak_rss_kib": "", "space_peak_resident_kib": "",
                    "timestamp": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
                    "detail": detail}
+            if mh != "":
+                o, rss, sp = self.peaks.get((t, f"{mh:g}"), ("", "", ""))
+                if o == "pass":
+                    row["peak_rss_kib"], row["space_peak_resident_kib"] = rss, sp
             self.append("minheap.csv", MINHEAP_FIELDS, row)
             results.append(row)
         log(f"\nminimum heap (MiB), {self.a.label}: {self.java} {' '.join(self.a.jvm_args)} {self.env_desc}".rstrip())
-        log("threads  minheap_mib  status  probes  digest")
+        log("threads  minheap_mib  peak_rss_mib  space_peak_mib  status  probes  digest")
+        mib = lambda k: f"{int(k) / 1024:.1f}" if str(k) != "" else "—"
         for r in results:
-            log(f"{r['threads']:>7}  {r['minheap_mib']:>11}  {r['status']:>6}  {r['probes']:>6}  {r['digest']}")
+            log(f"{r['threads']:>7}  {r['minheap_mib']:>11}  {mib(r['peak_rss_kib']):>12}  "
+                f"{mib(r['space_peak_resident_kib']):>14}  {r['status']:>6}  {r['probes']:>6}  {r['digest']}")
         log(f"CSV: {self.out / 'minheap.csv'}, {self.out / 'probes.csv'}")
         return 0 if all(r["status"] == "ok" for r in results) else 1
 
