@@ -147,14 +147,7 @@ class Store:
                 reader = csv.DictReader(f)
                 for r in reader:
                     self._add({k: r.get(k) or "" for k in FIELDS})
-                header = reader.fieldnames
-            if header != FIELDS:
-                # A CSV from before a column was added: rewrite it with the current columns
-                # (missing ones empty), so that appended rows line up with the header.
-                with open(self.path, "w", newline="") as f:
-                    w = csv.DictWriter(f, fieldnames=FIELDS)
-                    w.writeheader()
-                    w.writerows(self.rows)
+                self.header = reader.fieldnames
 
     @staticmethod
     def key(r):
@@ -171,6 +164,14 @@ class Store:
 
     def append(self, r):
         new = not self.path.exists()
+        if not new and getattr(self, "header", FIELDS) != FIELDS:
+            # A CSV from before a column was added: rewritten with the current columns (missing
+            # ones empty) before the first append, so that new rows line up with the header.
+            with open(self.path, "w", newline="") as f:
+                w = csv.DictWriter(f, fieldnames=FIELDS)
+                w.writeheader()
+                w.writerows(self.rows)
+            self.header = FIELDS
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with open(self.path, "a", newline="") as f:
             w = csv.DictWriter(f, fieldnames=FIELDS)
