@@ -944,7 +944,7 @@ def pristine_summary(cfg, out, command):
     with open(out / "minheap.csv", newline="") as f:
         for r in csv.DictReader(f):
             mh[(r["build"], int(r["threads"]))] = r
-    gc_dir = ROOT / "experiments" / "results" / "pristine-check-gc"
+    gc_dir = out.parent / "pristine-check-gc"  # beside this study's results
     runs = Store(gc_dir / "runs.csv").rows if (gc_dir / "runs.csv").exists() else []
     gc = {}
     for r in runs:
