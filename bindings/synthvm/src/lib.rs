@@ -82,6 +82,48 @@ fn load_spec(path: &str) -> Result<workloads::custom::Spec, String> {
 }
 
 /// The `synthvm` program.  Never returns.
+/// The shardsweep space's run-time settings (`policy/settings.rs`, `policy/report.rs`).
+pub const SPACE_SETTINGS: [&str; 10] = [
+    "SHARDSWEEP_ACCOUNTING",
+    "SHARDSWEEP_SWEEP",
+    "SHARDSWEEP_ADVICE",
+    "SHARDSWEEP_PURGE",
+    "SHARDSWEEP_DECAY",
+    "SHARDSWEEP_ABANDON_IDLE",
+    "SHARDSWEEP_ABANDON_ALL",
+    "SHARDSWEEP_CHECK_ACCOUNTING",
+    "SHARDSWEEP_CHECK_RECLAIM",
+    "SHARDSWEEP_REPORT_PEAK",
+];
+
+/// Whether the mmtk crate was built with the shardsweep space (feature `shardsweep` of the
+/// patched copy, enabled as `--features mmtk/shardsweep`, so not visible as a synthvm feature).
+pub fn mmtk_has_shardsweep() -> bool {
+    mmtk::build_info::MMTK_FEATURES
+        .split(',')
+        .any(|f| f.trim().eq_ignore_ascii_case("shardsweep"))
+}
+
+/// One line on stderr when a shardsweep setting is given to a run that ignores it: a build
+/// without the space (stock mmtk), or a plan other than MarkSweep.
+fn warn_ignored_space_settings(plan: mmtk::util::options::PlanSelector) {
+    let given: Vec<String> = SPACE_SETTINGS
+        .iter()
+        .filter_map(|v| std::env::var(v).ok().map(|x| format!("{v}={x}")))
+        .collect();
+    if given.is_empty() {
+        return;
+    }
+    let why = if !mmtk_has_shardsweep() {
+        "this mmtk build has no shardsweep space (stock mmtk; build with --features mmtk/shardsweep)".to_string()
+    } else if plan != mmtk::util::options::PlanSelector::MarkSweep {
+        format!("plan {} does not use the shardsweep space (only MarkSweep does)", cli::plan_name(plan))
+    } else {
+        return;
+    };
+    eprintln!("synthvm: note: ignored {}: {}", given.join(" "), why);
+}
+
 pub fn run_main() -> ! {
     exit::install_panic_hook();
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -120,6 +162,7 @@ pub fn run_main() -> ! {
         w => w.to_string(),
     };
 
+    warn_ignored_space_settings(o.plan);
     let t_start = Instant::now();
     runtime::init_heap(&runtime::HeapConfig {
         plan: o.plan,
