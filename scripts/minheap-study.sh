@@ -40,7 +40,7 @@ while [ $# -gt 0 ]; do
         --no-build) BUILD=0 ;;
         --report) STUDY=report ;;
         --update-results) UPDATE=1 ;;
-        -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
         *) usage "unknown option $1" ;;
     esac
     shift
