@@ -82,8 +82,8 @@ fn load_spec(path: &str) -> Result<workloads::custom::Spec, String> {
 }
 
 /// The `synthvm` program.  Never returns.
-/// The shardsweep space's run-time settings (`policy/settings.rs`, `policy/report.rs`).
-pub const SPACE_SETTINGS: [&str; 10] = [
+/// The shardsweep space's run-time settings (`policy/settings.rs`, `report.rs`, `global.rs`).
+pub const SPACE_SETTINGS: [&str; 11] = [
     "SHARDSWEEP_ACCOUNTING",
     "SHARDSWEEP_SWEEP",
     "SHARDSWEEP_ADVICE",
@@ -94,6 +94,7 @@ pub const SPACE_SETTINGS: [&str; 10] = [
     "SHARDSWEEP_CHECK_ACCOUNTING",
     "SHARDSWEEP_CHECK_RECLAIM",
     "SHARDSWEEP_REPORT_PEAK",
+    "SHARDSWEEP_PRINT_SETTINGS",
 ];
 
 /// Whether the mmtk crate was built with the shardsweep space (feature `shardsweep` of the
