@@ -84,7 +84,7 @@ build_one() { # variant
     # cargo's warnings about the mmtk copy are noise here: keep them in a log, show it on failure
     local log="$ROOT/.build/build-$v.log"
     # A cold build takes minutes on 2 cores: say every 30 s how far it is (cargo's "Compiling"
-    # lines in the log; ~70 crates from cold, a handful after a policy change).
+    # lines in the log; ~95 crates from cold, two after a policy change).
     (cd "$VM" && env ${kib:+SHARDSWEEP_BLOCK_KIB=$kib} cargo "${args[@]}") >"$log" 2>&1 &
     local pid=$! next=$((SECONDS + 30))
     while kill -0 $pid 2>/dev/null; do
