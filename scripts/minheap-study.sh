@@ -72,9 +72,11 @@ PY
 if [ $PRISTINE = 1 ]; then
     [ $BUILD = 1 ] && scripts/build-variants.sh stock pristine
     P=experiments/configs/pristine-check.yaml; G=experiments/configs/pristine-check-gc.yaml
-    python3 experiments/exp.py minheap $P --out "$(out_for $P)" --command "$ORIG" "${ARGS[@]}"
-    python3 experiments/exp.py time $G --out "$(out_for $G)" --command "$ORIG"
-    exec python3 experiments/exp.py pristine-summary $P --out "$(out_for $P)" --command "$ORIG"
+    # the summary reads the GC-count study beside the minheap one (<out>/../pristine-check-gc)
+    if [ -n "$OUT" ]; then PO="$OUT/pristine-check"; GO="$OUT/pristine-check-gc"; else PO=$(out_for $P); GO=$(out_for $G); fi
+    python3 experiments/exp.py minheap $P --out "$PO" --command "$ORIG" "${ARGS[@]}"
+    python3 experiments/exp.py time $G --out "$GO" --command "$ORIG"
+    exec python3 experiments/exp.py pristine-summary $P --out "$PO" --command "$ORIG"
 fi
 if [ $BUILD = 1 ] && [ $STUDY = minheap ]; then
     # shellcheck disable=SC2046
