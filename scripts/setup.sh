@@ -7,10 +7,10 @@
 #                             #   sysroot built once (`cargo miri setup`), so that no test prompts
 #                             #   (skipped with SHARDSWEEP_MIRI=0, or when there is no nightly)
 #
-# What a first run downloads (later runs are offline): PyYAML and matplotlib (pip, ~15 MB) if
-# missing; crates.io crates for the core, synthvm and mmtk 0.31.0 (cargo, ~60 MB, on the first
-# build); with --test also the miri and rust-src components (rustup, ~50 MB), mmtk-openjdk's
-# crates, and the lusearch stand-in's Maven dependencies (Lucene, ~20 MB).
+# What a first run downloads (later runs are offline): PyYAML and matplotlib (pip) if missing;
+# crates.io crates for the core, synthvm and mmtk 0.31.0 (cargo, on the first build); with
+# --test also the miri and rust-src components (rustup), mmtk-openjdk's crates, and the lusearch
+# stand-in's Maven dependencies (Lucene).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 TEST=0
