@@ -50,6 +50,9 @@ FIELDS = [
 
 def load_config(path):
     path = Path(path)
+    if not path.is_file():  # a usage error: one line and exit 2, as the scripts' own checks
+        print(f"exp.py: no such config file: {path}", file=sys.stderr)
+        sys.exit(2)
     with open(path) as f:
         cfg = yaml.safe_load(f)
     cfg.setdefault("name", path.stem)
