@@ -44,7 +44,9 @@ impl SweepMode {
         match s.trim().to_ascii_lowercase().as_str() {
             "eager" => Ok(SweepMode::Eager),
             "lazy" => Ok(SweepMode::Lazy),
-            other => Err(format!("invalid sweep mode {other:?}: valid values are eager, lazy")),
+            other => Err(format!(
+                "invalid sweep mode {other:?}: valid values are eager, lazy"
+            )),
         }
     }
 }
@@ -64,7 +66,6 @@ fn parse_gcs(s: &str) -> Result<usize, String> {
         .filter(|&n| n <= 1_000_000)
         .ok_or_else(|| format!("invalid number of GCs {s:?}: valid values are 0 (off) to 1000000"))
 }
-
 
 /// The space's settings.
 #[derive(Clone, Copy, Debug)]
@@ -130,16 +131,41 @@ impl SpaceSettings {
     /// setting (`VAR=value: why`, naming the valid values).
     pub fn try_from_env() -> Result<SpaceSettings, Vec<String>> {
         let mut e = Vec::new();
-        let sweep = read(&mut e, "SHARDSWEEP_SWEEP", SweepMode::Eager, SweepMode::parse);
+        let sweep = read(
+            &mut e,
+            "SHARDSWEEP_SWEEP",
+            SweepMode::Eager,
+            SweepMode::parse,
+        );
         let s = SpaceSettings {
-            accounting: read(&mut e, "SHARDSWEEP_ACCOUNTING", Accounting::Page, Accounting::parse),
+            accounting: read(
+                &mut e,
+                "SHARDSWEEP_ACCOUNTING",
+                Accounting::Page,
+                Accounting::parse,
+            ),
             sweep,
             advice: read(&mut e, "SHARDSWEEP_ADVICE", Advice::DontNeed, Advice::parse),
-            purge: read(&mut e, "SHARDSWEEP_PURGE", super::purge::Purge::Gc, super::purge::Purge::parse),
+            purge: read(
+                &mut e,
+                "SHARDSWEEP_PURGE",
+                super::purge::Purge::Gc,
+                super::purge::Purge::parse,
+            ),
             decay: read(&mut e, "SHARDSWEEP_DECAY", 0, parse_gcs),
             abandon_idle: read(&mut e, "SHARDSWEEP_ABANDON_IDLE", true, parse_bool),
-            abandon_all: read(&mut e, "SHARDSWEEP_ABANDON_ALL", sweep == SweepMode::Eager, parse_bool),
-            check_accounting: read(&mut e, "SHARDSWEEP_CHECK_ACCOUNTING", cfg!(debug_assertions), parse_bool),
+            abandon_all: read(
+                &mut e,
+                "SHARDSWEEP_ABANDON_ALL",
+                sweep == SweepMode::Eager,
+                parse_bool,
+            ),
+            check_accounting: read(
+                &mut e,
+                "SHARDSWEEP_CHECK_ACCOUNTING",
+                cfg!(debug_assertions),
+                parse_bool,
+            ),
             check_reclaim: read(&mut e, "SHARDSWEEP_CHECK_RECLAIM", false, parse_bool),
         };
         // As mmtk's own `vo_bit = ["eager_sweeping"]`: a lazy sweep would leave dead objects'
