@@ -191,3 +191,36 @@ impl SpaceSettings {
         })
     }
 }
+
+/// The space's run-time variables (`SpaceSettings::from_env`, `report.rs`, `global.rs`).
+pub const VARIABLES: [&str; 11] = [
+    "SHARDSWEEP_ACCOUNTING",
+    "SHARDSWEEP_SWEEP",
+    "SHARDSWEEP_ADVICE",
+    "SHARDSWEEP_PURGE",
+    "SHARDSWEEP_DECAY",
+    "SHARDSWEEP_ABANDON_IDLE",
+    "SHARDSWEEP_ABANDON_ALL",
+    "SHARDSWEEP_CHECK_ACCOUNTING",
+    "SHARDSWEEP_CHECK_RECLAIM",
+    "SHARDSWEEP_REPORT_PEAK",
+    "SHARDSWEEP_PRINT_SETTINGS",
+];
+
+/// Called by `create_plan` (seam): a plan other than MarkSweep never creates the space, so the
+/// space's settings given to it are noted once on stderr, under any binding.
+pub fn note_ignored_settings(plan: crate::util::options::PlanSelector) {
+    if plan == crate::util::options::PlanSelector::MarkSweep {
+        return;
+    }
+    let given: Vec<String> = VARIABLES
+        .iter()
+        .filter_map(|v| std::env::var(v).ok().map(|x| format!("{v}={x}")))
+        .collect();
+    if !given.is_empty() {
+        eprintln!(
+            "shardsweep: note: ignored {}: plan {plan:?} does not use the shardsweep space (only MarkSweep does)",
+            given.join(" ")
+        );
+    }
+}
