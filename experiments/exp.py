@@ -53,6 +53,9 @@ PEAK_RESIDENT = re.compile(r"shardsweep: peak resident pages \d+ \((\d+) KiB\)")
 
 def load_config(path):
     path = Path(path)
+    if not path.is_file():  # a usage error: one line and exit 2, as the scripts' own checks
+        print(f"exp.py: no such config file: {path}", file=sys.stderr)
+        sys.exit(2)
     with open(path) as f:
         cfg = yaml.safe_load(f)
     cfg.setdefault("name", path.stem)
@@ -1047,7 +1050,7 @@ def pristine_summary(cfg, out, command):
     with open(out / "minheap.csv", newline="") as f:
         for r in csv.DictReader(f):
             mh[(r["build"], int(r["threads"]))] = r
-    gc_dir = ROOT / "experiments" / "results" / "pristine-check-gc"
+    gc_dir = out.parent / "pristine-check-gc"  # beside this study's results
     runs = Store(gc_dir / "runs.csv").rows if (gc_dir / "runs.csv").exists() else []
     gc = {}
     for r in runs:

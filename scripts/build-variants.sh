@@ -75,7 +75,7 @@ build_one() { # variant
     IFS='|' read -r dir kib feat src <<<"$desc"
     local path="$COPY"
     [ "$src" = registry ] && { path=$(registry_src) || { echo "mmtk-0.31.0 not in cargo's registry (run scripts/overlay.sh once)" >&2; return 1; }; }
-    local args=(build --release --quiet --config "patch.crates-io.mmtk.path=\"$path\"" --target-dir "$ROOT/.build/$dir")
+    local args=(build --release --config "patch.crates-io.mmtk.path=\"$path\"" --target-dir "$ROOT/.build/$dir")
     [ "$feat" != - ] && args+=(--features "$feat")
     local save="$ROOT/.build/synthvm.Cargo.lock.build-variants"
     cp "$VM/Cargo.lock" "$save"
@@ -83,7 +83,18 @@ build_one() { # variant
     echo "build-variants: $v  (cd bindings/synthvm && ${kib:+SHARDSWEEP_BLOCK_KIB=$kib }cargo ${args[*]})"
     # cargo's warnings about the mmtk copy are noise here: keep them in a log, show it on failure
     local log="$ROOT/.build/build-$v.log"
-    (cd "$VM" && env ${kib:+SHARDSWEEP_BLOCK_KIB=$kib} cargo "${args[@]}") >"$log" 2>&1
+    # A cold build takes minutes on 2 cores: say every 30 s how far it is (cargo's "Compiling"
+    # lines in the log; ~95 crates from cold, two after a policy change).
+    (cd "$VM" && env ${kib:+SHARDSWEEP_BLOCK_KIB=$kib} cargo "${args[@]}") >"$log" 2>&1 &
+    local pid=$! next=$((SECONDS + 30))
+    while kill -0 $pid 2>/dev/null; do
+        sleep 1
+        if [ $SECONDS -ge $next ]; then
+            echo "build-variants: $v still building ($((SECONDS - t0)) s, $(grep -c '^ *Compiling' "$log") crates compiled)"
+            next=$((SECONDS + 30))
+        fi
+    done
+    wait $pid
     rc=$?
     cp "$save" "$VM/Cargo.lock"
     [ $rc = 0 ] || { tail -40 "$log" >&2; echo "build-variants: $v FAILED (rc=$rc), log: .build/build-$v.log" >&2; return $rc; }

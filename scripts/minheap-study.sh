@@ -9,32 +9,53 @@
 #                                             # (the headline builds at 0.25 MiB resolution)
 #   scripts/minheap-study.sh --pristine-check # overlay copy without the feature vs pristine mmtk 0.31.0
 # options: --confirm N (the minimum must pass N more times), --resolution MiB (e.g. 0.5),
-#          --out DIR, --no-build (use the binaries in .build/bin as they are), --report (no runs)
+#          --out DIR, --no-build (use the binaries in .build/bin as they are), --report (no runs),
+#          --update-results (maintainers: write the committed experiments/results/<name>/)
 #
 # Builds the variants the config needs (scripts/build-variants.sh; cargo rebuilds only what
-# changed), runs the search (resumable: probes already in the CSV are reused), prints the table,
-# slopes and headline goals, and writes experiments/results/<name>/{README.md,probes.csv,
-# minheap.csv,minheap.png}.
+# changed), runs the search (resumable: probes already in the CSV are reused, and probes of the
+# committed results made by the same binaries are copied), prints the table, slopes and headline
+# goals, and writes {README.md,probes.csv,minheap.csv,minheap.png} to the git-ignored
+# experiments/results/local/<name>/, or with --update-results to experiments/results/<name>/.
+# Usage errors (unknown option, missing value or config file) exit with status 2.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 CONFIG=experiments/configs/minheap-default.yaml
-BUILD=1; PRISTINE=0; STUDY=minheap; ARGS=()
+BUILD=1; PRISTINE=0; STUDY=minheap; ARGS=(); OUT=""; UPDATE=0
 ORIG="scripts/minheap-study.sh${*:+ $*}"
+usage() { echo "minheap-study: $* (see --help)" >&2; exit 2; }
 while [ $# -gt 0 ]; do
     case "$1" in
         --full) CONFIG=experiments/configs/minheap-full.yaml ;;
-        --config) CONFIG=$2; shift ;;
+        --config|--confirm|--resolution|--out)
+            [ $# -ge 2 ] && [ -n "$2" ] && [ "${2#--}" = "$2" ] || usage "$1 needs a value"
+            case "$1" in
+                --config) CONFIG=$2 ;;
+                --out) OUT=$2 ;;
+                *) ARGS+=("$1" "$2") ;;
+            esac
+            shift ;;
         --pristine-check) PRISTINE=1 ;;
-        --confirm|--resolution|--out) ARGS+=("$1" "$2"); shift ;;
         --no-build) BUILD=0 ;;
         --report) STUDY=report ;;
-        -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
-        *) echo "unknown option $1 (see --help)" >&2; exit 2 ;;
+        --update-results) UPDATE=1 ;;
+        -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+        *) usage "unknown option $1" ;;
     esac
     shift
 done
+[ -f "$CONFIG" ] || usage "no such config file: $CONFIG"
 python3 -c 'import yaml, matplotlib' 2>/dev/null || scripts/setup.sh
+# Where a config's results go: --out, else the committed folder with --update-results, else
+# the git-ignored experiments/results/local/<name>/ (a user's run leaves the tree clean).
+out_for() { # CONFIG
+    if [ -n "$OUT" ]; then echo "$OUT"; return; fi
+    local name
+    name=$(python3 -c 'import sys, yaml; print(yaml.safe_load(open(sys.argv[1]))["name"])' "$1") \
+        || usage "cannot read the study name from $1"
+    if [ $UPDATE = 1 ]; then echo "experiments/results/$name"; else echo "experiments/results/local/$name"; fi
+}
 
 variants() { python3 - "$@" <<'PY'
 import sys, yaml
@@ -50,12 +71,15 @@ PY
 
 if [ $PRISTINE = 1 ]; then
     [ $BUILD = 1 ] && scripts/build-variants.sh stock pristine
-    python3 experiments/exp.py minheap experiments/configs/pristine-check.yaml --command "$ORIG" "${ARGS[@]}"
-    python3 experiments/exp.py time experiments/configs/pristine-check-gc.yaml --command "$ORIG"
-    exec python3 experiments/exp.py pristine-summary experiments/configs/pristine-check.yaml --command "$ORIG"
+    P=experiments/configs/pristine-check.yaml; G=experiments/configs/pristine-check-gc.yaml
+    # the summary reads the GC-count study beside the minheap one (<out>/../pristine-check-gc)
+    if [ -n "$OUT" ]; then PO="$OUT/pristine-check"; GO="$OUT/pristine-check-gc"; else PO=$(out_for $P); GO=$(out_for $G); fi
+    python3 experiments/exp.py minheap $P --out "$PO" --command "$ORIG" "${ARGS[@]}"
+    python3 experiments/exp.py time $G --out "$GO" --command "$ORIG"
+    exec python3 experiments/exp.py pristine-summary $P --out "$PO" --command "$ORIG"
 fi
 if [ $BUILD = 1 ] && [ $STUDY = minheap ]; then
     # shellcheck disable=SC2046
     scripts/build-variants.sh $(variants "$CONFIG")
 fi
-exec python3 experiments/exp.py "$STUDY" "$CONFIG" --command "$ORIG" "${ARGS[@]}"
+exec python3 experiments/exp.py "$STUDY" "$CONFIG" --out "$(out_for "$CONFIG")" --command "$ORIG" "${ARGS[@]}"

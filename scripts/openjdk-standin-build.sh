@@ -10,7 +10,9 @@ DIR="$ROOT/experiments/workloads/lusearch-standin"
 JAR="$DIR/target/lusearch-standin.jar"
 if [ ! -f "$JAR" ] || [ -n "$(find "$DIR/pom.xml" "$DIR/src" -newer "$JAR" -type f | head -1)" ]; then
     command -v mvn >/dev/null || { echo "openjdk-standin-build: mvn not found (apt-get install maven)" >&2; exit 1; }
-    if ! (cd "$DIR" && mvn -q -o -B package >&2 2>/dev/null); then
+    # Offline first, silently (Maven prints its "[ERROR] ... offline mode" lines on stdout when
+    # a dependency is missing); online the first time, with Maven's errors shown.
+    if ! (cd "$DIR" && mvn -q -o -B package >/dev/null 2>&1); then
         (cd "$DIR" && mvn -q -B package >&2)
     fi
 fi

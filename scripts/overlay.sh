@@ -1,7 +1,14 @@
 #!/usr/bin/env bash
 # Builds the patched mmtk copy: stock mmtk =0.31.0 (found through cargo) + our space's files from
 # policy/ under src/policy/marksweepspace/shardsweep/ + the seam patch policy/seam.patch.
-# Idempotent: every run rebuilds the copy from scratch (offline after the first fetch).
+# Idempotent and cache-friendly: the copy is made afresh in a staging dir, then only the files
+# whose content changed are written to the destination (cargo fingerprints path dependencies by
+# mtime, so an unchanged copy rebuilds nothing). Offline after the first fetch.
+# The copy is its own (empty) git repository: mmtk's build script (the `built` crate) embeds the
+# git commit and dirty flag of the repository enclosing the crate, which would otherwise be this
+# project's, so a commit or an edited README would change every binary's sha256 (and the
+# experiments' probe cache, keyed by it, would miss). In its own empty repository the crate
+# reports "unknown-git-version", as the pristine crate in cargo's registry does.
 #
 #   scripts/overlay.sh            # -> .build/mmtk-0.31.0-shardsweep/
 #   OVERLAY_DEST=/path scripts/overlay.sh
@@ -37,21 +44,34 @@ for d in "$CARGO_HOME"/registry/src/*/mmtk-"$VERSION"; do
 done
 [ -n "$SRC" ] || { echo "overlay: mmtk-$VERSION not found under $CARGO_HOME/registry/src after cargo fetch" >&2; exit 1; }
 
-# 2. Fresh copy.
-rm -rf "$DEST"
-mkdir -p "$(dirname "$DEST")"
-cp -R "$SRC" "$DEST"
-chmod -R u+w "$DEST"
-rm -f "$DEST/.cargo-ok" "$DEST/.cargo_vcs_info.json"
+# 2. Fresh copy, in a staging dir.
+STAGE="$probe/copy"
+cp -R "$SRC" "$STAGE"
+chmod -R u+w "$STAGE"
+rm -f "$STAGE/.cargo-ok" "$STAGE/.cargo_vcs_info.json"
 
 # 3. Our space's files.
-SPACE_DIR="$DEST/src/policy/marksweepspace/shardsweep"
+SPACE_DIR="$STAGE/src/policy/marksweepspace/shardsweep"
 mkdir -p "$SPACE_DIR"
 for f in "${SPACE_FILES[@]}"; do
     cp "$POLICY/$f" "$SPACE_DIR/$f"
 done
 
 # 4. The seam.
-patch -s -p1 -d "$DEST" --no-backup-if-mismatch <"$POLICY/seam.patch"
+patch -s -p1 -d "$STAGE" --no-backup-if-mismatch <"$POLICY/seam.patch"
 
-echo "overlay: $SRC -> $DEST"
+# 5. Into the destination, file by file (unchanged files keep their mtime), and its own git
+#    repository (see the header).
+mkdir -p "$DEST"
+n=0
+while IFS= read -r -d '' f; do
+    if ! cmp -s "$STAGE/$f" "$DEST/$f"; then
+        mkdir -p "$(dirname "$DEST/$f")"; cp "$STAGE/$f" "$DEST/$f"; n=$((n + 1))
+    fi
+done < <(cd "$STAGE" && find . -type f -print0)
+while IFS= read -r -d '' f; do
+    [ -e "$STAGE/$f" ] || { rm -f "$DEST/$f"; n=$((n + 1)); }
+done < <(cd "$DEST" && find . -path ./.git -prune -o -type f -print0)
+[ -d "$DEST/.git" ] || git init -q "$DEST"
+
+echo "overlay: $SRC -> $DEST ($n files changed)"

@@ -316,12 +316,25 @@ for kib in $BLOCKS; do
     [ "$kib" = "$SANITY_KIB" ] || lowheap "$kib" 24 default 8192 512
 done
 
-echo "== invalid settings are refused clearly"
-for kv in "SHARDSWEEP_ACCOUNTING=bogus:valid values are page, block" "SHARDSWEEP_SWEEP=bogus:valid values are eager, lazy" \
-          "SHARDSWEEP_ABANDON_IDLE=maybe:valid values are 0, 1" "SHARDSWEEP_ABANDON_ALL=some:valid values are 0, 1" "SHARDSWEEP_PURGE=later:valid values are gc, now, pressure" "SHARDSWEEP_CHECK_RECLAIM=2:valid values are 0, 1" "SHARDSWEEP_DECAY=soon:valid values are 0 (off) to 1000000" "SHARDSWEEP_ADVICE=often:valid values are dontneed, free, keep"; do
+echo "== invalid settings are refused clearly: one line on stderr naming the valid values, exit 2"
+# RUST_BACKTRACE=1 must not add a backtrace (no panic); aliases (pages, madv_free...) are refused.
+for kv in "SHARDSWEEP_ACCOUNTING=bogus:valid values are page, block" "SHARDSWEEP_ACCOUNTING=pages:valid values are page, block" \
+          "SHARDSWEEP_SWEEP=bogus:valid values are eager, lazy" \
+          "SHARDSWEEP_ABANDON_IDLE=maybe:valid values are 0, 1" "SHARDSWEEP_ABANDON_ALL=some:valid values are 0, 1" "SHARDSWEEP_PURGE=later:valid values are gc, now, pressure" "SHARDSWEEP_CHECK_RECLAIM=2:valid values are 0, 1" "SHARDSWEEP_DECAY=soon:valid values are 0 (off) to 1000000" "SHARDSWEEP_ADVICE=often:valid values are dontneed, free, keep" "SHARDSWEEP_ADVICE=madv_free:valid values are dontneed, free, keep"; do
     var=${kv%%:*}; msg=${kv#*:}
-    out=$(env "$var" timeout 60 "$SS64" --plan MarkSweep lusearch 2>&1)
-    if grep -q "$msg" <<<"$out"; then ok "invalid ${var%%=*}"; else bad "invalid ${var%%=*}" "$out"; fi
+    err=$(env RUST_BACKTRACE=1 "$var" timeout 60 "$SS64" --plan MarkSweep lusearch 2>&1 >/dev/null); rc=$?
+    if [ $rc = 2 ] && [ "$(grep -c . <<<"$err")" = 1 ] && grep -q "^shardsweep: $var: .*$msg" <<<"$err"; then
+        ok "invalid $var (exit 2, one line)"
+    else
+        bad "invalid $var: rc=$rc, stderr:" "$err"
+    fi
+done
+echo "== a setting given to a run that ignores it is reported once on stderr"
+for c in "stock MarkSweep:$STOCK:MarkSweep:no shardsweep space" "ss64k MarkCompact:$SS64:MarkCompact:does not use the shardsweep space"; do
+    IFS=: read -r name bin plan msg <<<"$c"
+    out=$(SHARDSWEEP_ACCOUNTING=block timeout 120 "$bin" --plan "$plan" --size small lusearch 2>&1); rc=$?
+    n=$(grep -c "ignored SHARDSWEEP_ACCOUNTING=block: .*$msg" <<<"$out")
+    if [ $rc = 0 ] && [ "$n" = 1 ]; then ok "ignored setting reported: $name"; else bad "ignored setting: $name (rc=$rc, $n notes)" "$out"; fi
 done
 
 echo "$pass passed, $fail failed ($(( $(date +%s) - T0 )) s)"

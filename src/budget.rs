@@ -82,8 +82,8 @@ impl Accounting {
     /// Parses `page` or `block`.
     pub fn parse(s: &str) -> Result<Accounting, String> {
         match s.trim().to_ascii_lowercase().as_str() {
-            "page" | "pages" | "4k" => Ok(Accounting::Page),
-            "block" | "blocks" | "whole-block" => Ok(Accounting::Block),
+            "page" => Ok(Accounting::Page),
+            "block" => Ok(Accounting::Block),
             other => Err(format!(
                 "invalid accounting mode {other:?}: valid values are page, block"
             )),

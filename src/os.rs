@@ -18,9 +18,9 @@ impl Advice {
     /// Parses `dontneed`, `free` or `keep`.
     pub fn parse(s: &str) -> Result<Advice, String> {
         match s.trim().to_ascii_lowercase().as_str() {
-            "dontneed" | "madv_dontneed" => Ok(Advice::DontNeed),
-            "free" | "madv_free" => Ok(Advice::Free),
-            "keep" | "none" => Ok(Advice::Keep),
+            "dontneed" => Ok(Advice::DontNeed),
+            "free" => Ok(Advice::Free),
+            "keep" => Ok(Advice::Keep),
             other => Err(format!(
                 "invalid page advice {other:?}: valid values are dontneed, free, keep"
             )),

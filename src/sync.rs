@@ -2,8 +2,9 @@
 //! model-check them (`RUSTFLAGS="--cfg loom" cargo test --release --test loom`), as crossbeam
 //! routes its atomics through a `primitive` shim.
 
+// Under loom only the thread-free protocol is compiled (`lib.rs`): it needs `AtomicUsize` alone.
 #[cfg(loom)]
-pub(crate) use loom::sync::atomic::{AtomicPtr, AtomicUsize};
+pub(crate) use loom::sync::atomic::AtomicUsize;
 #[cfg(loom)]
 pub(crate) use loom::thread::yield_now;
 

@@ -32,6 +32,9 @@ options:
 
 environment: MMTK_PLAN, MMTK_THREADS (GC threads), MMTK_GC_TRIGGER and the other MMTK_*
 options are read by MMTk; SYNTHVM_GC_OVERHEAD_LIMIT=0 disables the GC overhead limit.
+SHARDSWEEP_* settings are read by the shardsweep space (MarkSweep in a build with it): an
+invalid value exits 2 with one line naming the valid values; a setting this build or plan
+ignores is noted once on stderr.
 On success prints a line containing PASSED, then one JSON line starting with {\"synthvm\":.
 Exit status: 0 passed, 1 failed check, 2 usage error, 3 out of memory, 101 internal panic.";
 

@@ -83,6 +83,48 @@ fn load_spec(path: &str) -> Result<workloads::custom::Spec, String> {
 }
 
 /// The `synthvm` program.  Never returns.
+/// The shardsweep space's run-time settings (`policy/settings.rs`, `report.rs`, `global.rs`).
+pub const SPACE_SETTINGS: [&str; 11] = [
+    "SHARDSWEEP_ACCOUNTING",
+    "SHARDSWEEP_SWEEP",
+    "SHARDSWEEP_ADVICE",
+    "SHARDSWEEP_PURGE",
+    "SHARDSWEEP_DECAY",
+    "SHARDSWEEP_ABANDON_IDLE",
+    "SHARDSWEEP_ABANDON_ALL",
+    "SHARDSWEEP_CHECK_ACCOUNTING",
+    "SHARDSWEEP_CHECK_RECLAIM",
+    "SHARDSWEEP_REPORT_PEAK",
+    "SHARDSWEEP_PRINT_SETTINGS",
+];
+
+/// Whether the mmtk crate was built with the shardsweep space (feature `shardsweep` of the
+/// patched copy, enabled as `--features mmtk/shardsweep`, so not visible as a synthvm feature).
+pub fn mmtk_has_shardsweep() -> bool {
+    mmtk::build_info::MMTK_FEATURES
+        .split(',')
+        .any(|f| f.trim().eq_ignore_ascii_case("shardsweep"))
+}
+
+/// One line on stderr when a shardsweep setting is given to a build without the space (stock
+/// mmtk). In a build with it, the space itself notes settings given to another plan (its seam in
+/// `create_plan`, `policy/settings.rs`), for every binding.
+fn warn_ignored_space_settings() {
+    if mmtk_has_shardsweep() {
+        return;
+    }
+    let given: Vec<String> = SPACE_SETTINGS
+        .iter()
+        .filter_map(|v| std::env::var(v).ok().map(|x| format!("{v}={x}")))
+        .collect();
+    if !given.is_empty() {
+        eprintln!(
+            "synthvm: note: ignored {}: this mmtk build has no shardsweep space (stock mmtk; build with --features mmtk/shardsweep)",
+            given.join(" ")
+        );
+    }
+}
+
 pub fn run_main() -> ! {
     exit::install_panic_hook();
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -121,6 +163,7 @@ pub fn run_main() -> ! {
         w => w.to_string(),
     };
 
+    warn_ignored_space_settings();
     let t_start = Instant::now();
     runtime::init_heap(&runtime::HeapConfig {
         plan: o.plan,
