@@ -127,7 +127,7 @@ pub unsafe trait BlockSource: Sync {
 
 /// Maps `bytes` of fresh anonymous memory aligned to `align` (a power of two >= page size).
 /// Returns null on failure.
-pub(crate) fn map_aligned(bytes: usize, align: usize) -> *mut u8 {
+pub fn map_aligned(bytes: usize, align: usize) -> *mut u8 {
     let len = bytes + align;
     // SAFETY: an anonymous private mapping with no address hint has no preconditions.
     let p = unsafe {
@@ -163,7 +163,7 @@ pub(crate) fn map_aligned(bytes: usize, align: usize) -> *mut u8 {
 ///
 /// # Safety
 /// `p .. p + bytes` was mapped by `map_aligned` and is not used afterwards.
-pub(crate) unsafe fn unmap(p: *mut u8, bytes: usize) {
+pub unsafe fn unmap(p: *mut u8, bytes: usize) {
     // SAFETY: the caller guarantees the range is a mapping of ours.
     unsafe { libc::munmap(p.cast(), bytes) };
 }

@@ -288,6 +288,24 @@ impl Standalone {
         }
     }
 
+    /// Whether `p` lies in the arena, i.e. is a small cell (a C `free` has no layout to decide by).
+    #[inline]
+    pub fn owns(p: *const u8) -> bool {
+        ARENA.contains(p)
+    }
+
+    /// The usable bytes of the small cell at `p` (its cell size: cells are handed out from their
+    /// start, aligned ones too).
+    ///
+    /// # Safety
+    /// `p` is a live cell returned by [`Standalone::alloc`] (so [`Standalone::owns`] holds).
+    #[inline]
+    pub unsafe fn cell_bytes(p: *const u8) -> usize {
+        debug_assert!(Self::owns(p));
+        // SAFETY: a live cell's block header is initialised and stays so while the cell lives.
+        unsafe { (*Block::of(p)).cell_size as usize }
+    }
+
     /// Pages charged by all standalone heaps.
     pub fn charged_pages() -> usize {
         use crate::budget::PageBudget;
