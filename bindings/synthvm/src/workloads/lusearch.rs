@@ -10,11 +10,19 @@
 //!   the top 10 hits into strings through a growing StringBuilder, and publishes them in a
 //!   shared results array.  Per-thread long-lived state (a searcher with a norms array and a
 //!   64-entry term cache) is a few KiB.
+//!
+//! `lusearch-jvm` ([`Lusearch::new_jvm`]) is the same program with a JVM's allocation volume
+//! and size spread: the stand-in's query count per size (1024 / 4096 / 16384), and after each
+//! query's object skeleton, query-lived temporaries drawn from the size distribution a JVM
+//! query thread allocates ([`super::jvm_sizes`]) up to [`jvm_sizes::BYTES_PER_QUERY`] bytes
+//! per query (the skeleton's ~24 KiB included). Fresh mutator threads every iteration, as both
+//! DaCapo lusearch and the stand-in start new query threads per iteration.
 
 use std::sync::Mutex;
 
 use mmtk::util::ObjectReference;
 
+use super::jvm_sizes::{self, JvmSizes};
 use super::{new_string, share, string_sum, Params, Size, Workload};
 use crate::object::{self, Kind};
 use crate::rng::Rng;
@@ -36,6 +44,8 @@ pub struct Lusearch {
     index_sum: u64,
     /// Expected checksum of each thread's last published result (per iteration).
     published: Mutex<Vec<Option<u64>>>,
+    /// `lusearch-jvm`: the JVM's size spread per query; `None` for `lusearch`.
+    jvm: Option<JvmSizes>,
 }
 
 // Index object layout.
@@ -63,6 +73,18 @@ impl Lusearch {
             results: alloc_global_root(),
             index_sum: 0,
             published: Mutex::new(vec![None; threads]),
+            jvm: None,
+        }
+    }
+
+    /// `lusearch-jvm`: the same index, the stand-in's query counts, and each query topped up to
+    /// a JVM query's bytes with the JVM's size spread.
+    pub fn new_jvm(p: Params) -> Lusearch {
+        let queries = p.size.pick(1024, 4096, 16384);
+        Lusearch {
+            queries,
+            jvm: Some(JvmSizes::new()),
+            ..Lusearch::new(p)
         }
     }
 
@@ -310,7 +332,12 @@ impl Workload for Lusearch {
         let mut last = None;
 
         for q in share(self.queries, self.p.threads, tid) {
+            let a0 = mu.allocated_bytes();
             let r = self.query(mu, base, q, &mut cache_slot, tid)?;
+            if let Some(sizes) = &self.jvm {
+                let done = (mu.allocated_bytes() - a0) as usize;
+                self.jvm_temporaries(mu, sizes, q, jvm_sizes::BYTES_PER_QUERY.saturating_sub(done))?;
+            }
             last = Some(r);
             mu.poll();
         }
@@ -394,7 +421,48 @@ fn pick_term(r: &mut Rng, nterms: usize) -> usize {
     }) as usize
 }
 
+/// Slots of the ring that keeps some of a query's JVM-sized temporaries alive for a while.
+const JVM_RING: usize = 32;
+
 impl Lusearch {
+    /// `lusearch-jvm`: allocate `bytes` bytes of temporaries with the JVM's size spread. Every
+    /// 8th lives in a 32-slot ring until 32 later ones replace it (a query's buffers and
+    /// collections); the rest die at once. Checked before they are dropped.
+    fn jvm_temporaries(&self, mu: &Mu, sizes: &JvmSizes, q: u64, bytes: usize) -> Result<(), String> {
+        let mut r = Rng::derive(self.p.seed, 0x7A5E, q);
+        let d = mu.depth();
+        let ring = mu.alloc(Kind::RefArray, JVM_RING, 0, r.next_u64());
+        mu.push(ring);
+        let mut done = 0usize;
+        let mut k = 0usize;
+        while done < bytes {
+            let size = sizes.next(&mut r);
+            let o = if size <= 48 {
+                // Small objects with a reference field, as most small Java objects have.
+                let nrefs = (size - object::HEADER_BYTES) / 8;
+                mu.alloc(Kind::Plain, nrefs, size - object::HEADER_BYTES - 8 * nrefs, r.next_u64())
+            } else {
+                mu.alloc(Kind::Bytes, 0, size - object::HEADER_BYTES, r.next_u64())
+            };
+            debug_assert_eq!(object::size_of(o), size);
+            done += size;
+            if k % 8 == 0 {
+                let ring = mu.get(d);
+                mu.write_ref(ring, (k / 8) % JVM_RING, Some(o));
+            }
+            k += 1;
+        }
+        let ring = mu.get(d);
+        object::check_object(ring)?;
+        for i in 0..JVM_RING {
+            if let Some(o) = object::load_ref(ring, i) {
+                object::check_object(o).map_err(|e| format!("query {} temporaries: {}", q, e))?;
+            }
+        }
+        mu.truncate(d);
+        Ok(())
+    }
+
     /// Run query `q`; returns the checksum of the result it published.
     fn query(
         &self,
