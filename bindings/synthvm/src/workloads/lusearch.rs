@@ -327,6 +327,14 @@ impl Workload for Lusearch {
             }
             Ok(acc)
         };
+        // lusearch-jvm: the per-thread reader state a JVM thread keeps for the whole iteration,
+        // with the JVM's size spread, scattered among garbage (see `jvm_thread_state`).
+        let kept = match &self.jvm {
+            Some(sizes) if jvm_thread_state_bytes() > 0 => {
+                Some(self.jvm_thread_state(mu, sizes, tid, iter)?)
+            }
+            _ => None,
+        };
         let state0 = state_sum(mu)?;
         let mut cache_slot = 0usize;
         let mut last = None;
@@ -342,6 +350,11 @@ impl Workload for Lusearch {
             mu.poll();
         }
         // Check the long-lived per-thread state survived all the GCs.
+        if let Some((slot, sum)) = kept {
+            if super::tree_sum(mu.get(slot))?.0 != sum {
+                return Err(format!("thread {}: JVM reader state checksum changed", tid));
+            }
+        }
         if state_sum(mu)? != state0 {
             return Err(format!("thread {}: searcher state checksum changed", tid));
         }
@@ -423,6 +436,32 @@ fn pick_term(r: &mut Rng, nterms: usize) -> usize {
 
 /// Slots of the ring that keeps some of a query's JVM-sized temporaries alive for a while.
 const JVM_RING: usize = 32;
+/// Slots for the per-thread reader state of `lusearch-jvm`.
+const JVM_STATE_SLOTS: usize = 8192;
+
+/// Bytes of per-thread reader state `lusearch-jvm` keeps for a whole iteration:
+/// `SYNTHVM_JVM_THREAD_STATE_KIB` (default 384, 0 = none). 384 KiB is the stand-in's per-thread
+/// minimum-heap slope under shardsweep with 4 KiB blocks (0.38 MiB/thread,
+/// bindings/openjdk/RESULTS.md), where block stranding is small: a measure of what a JVM
+/// query thread keeps live.
+pub fn jvm_thread_state_bytes() -> usize {
+    std::env::var("SYNTHVM_JVM_THREAD_STATE_KIB")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+        .unwrap_or(384)
+        << 10
+}
+
+/// `lusearch-jvm` keeps one in `SYNTHVM_JVM_THREAD_STATE_KEEP` (default 6, at least 1) of the
+/// objects it allocates for the reader state; 1 keeps them all, packed in their blocks (the
+/// control: the same live bytes without the scatter).
+pub fn jvm_thread_state_keep() -> u64 {
+    std::env::var("SYNTHVM_JVM_THREAD_STATE_KEEP")
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+        .unwrap_or(6)
+        .max(1)
+}
 
 impl Lusearch {
     /// `lusearch-jvm`: allocate `bytes` bytes of temporaries with the JVM's size spread. Every
@@ -461,6 +500,37 @@ impl Lusearch {
         }
         mu.truncate(d);
         Ok(())
+    }
+
+    /// `lusearch-jvm`: open the thread's "reader": allocate JVM-sized objects and keep one in
+    /// [`jvm_thread_state_keep`] (six) for the whole iteration, until
+    /// [`jvm_thread_state_bytes`] are kept; the rest die at once, so the kept objects sit
+    /// scattered over the size classes and over mostly-garbage blocks. Returns the
+    /// shadow-stack slot of the array holding them and its checksum.
+    fn jvm_thread_state(
+        &self,
+        mu: &Mu,
+        sizes: &JvmSizes,
+        tid: usize,
+        iter: usize,
+    ) -> Result<(usize, u64), String> {
+        let target = jvm_thread_state_bytes();
+        let keep = jvm_thread_state_keep();
+        let mut r = Rng::derive(self.p.seed, 0x5EAD + iter as u64, tid as u64);
+        let arr = mu.alloc(Kind::RefArray, JVM_STATE_SLOTS, 0, r.next_u64());
+        let slot = mu.push(arr);
+        let (mut kept, mut n) = (0usize, 0usize);
+        while kept < target && n < JVM_STATE_SLOTS {
+            let size = sizes.next(&mut r);
+            let o = mu.alloc(Kind::Bytes, 0, size - object::HEADER_BYTES, r.next_u64());
+            if r.below(keep) == 0 {
+                mu.write_ref(mu.get(slot), n, Some(o));
+                n += 1;
+                kept += size;
+            }
+        }
+        let (sum, _) = super::tree_sum(mu.get(slot))?;
+        Ok((slot, sum))
     }
 
     /// Run query `q`; returns the checksum of the result it published.
