@@ -330,8 +330,11 @@ impl Workload for Lusearch {
         // lusearch-jvm: the per-thread reader state a JVM thread keeps for the whole iteration,
         // with the JVM's size spread, scattered among garbage (see `jvm_thread_state`).
         let kept = match &self.jvm {
-            Some(sizes) if jvm_thread_state_bytes() > 0 => {
+            Some(sizes) if jvm_thread_state_shape_alloc() && jvm_thread_state_bytes() > 0 => {
                 Some(self.jvm_thread_state(mu, sizes, tid, iter)?)
+            }
+            Some(sizes) if !jvm_thread_state_shape_alloc() => {
+                Some(self.jvm_thread_state_live(mu, sizes, tid, iter)?)
             }
             _ => None,
         };
@@ -452,6 +455,22 @@ pub fn jvm_thread_state_bytes() -> usize {
         << 10
 }
 
+/// The shape of `lusearch-jvm`'s per-thread reader state: `SYNTHVM_JVM_THREAD_STATE_SHAPE`
+/// = `live` (default): the live objects a stand-in query thread adds on the JVM
+/// ([`JVM_LIVE_PER_THREAD`]); `alloc`: [`jvm_thread_state_bytes`] drawn from the allocation
+/// size distribution (the shape measured in experiments/jfr-alloc/results/synthvm-minheap.md).
+pub fn jvm_thread_state_shape_alloc() -> bool {
+    std::env::var("SYNTHVM_JVM_THREAD_STATE_SHAPE").is_ok_and(|v| v == "alloc")
+}
+
+/// What one more query thread adds to the stand-in's live heap on JDK 17 (`jcmd
+/// GC.class_histogram` at 24 threads minus at 1, divided by 23; experiments/jfr-alloc/results/
+/// live-per-thread.md): (objects, smallest and largest size in bytes). Arrays only: int[] of
+/// 19.9 KiB mean (17 per thread), byte[] of 2.4 KiB mean (55), long[] of 2.7 KiB (5); the
+/// small objects (~60 per thread, 24–72 B) are left to `lusearch`'s own per-thread state.
+pub const JVM_LIVE_PER_THREAD: [(usize, usize, usize); 3] =
+    [(17, 12 << 10, 28 << 10), (55, 1024, 3840), (5, 1536, 3840)];
+
 /// `lusearch-jvm` keeps one in `SYNTHVM_JVM_THREAD_STATE_KEEP` (default 6, at least 1) of the
 /// objects it allocates for the reader state; 1 keeps them all, packed in their blocks (the
 /// control: the same live bytes without the scatter).
@@ -528,6 +547,40 @@ impl Lusearch {
                 n += 1;
                 kept += size;
             }
+        }
+        let (sum, _) = super::tree_sum(mu.get(slot))?;
+        Ok((slot, sum))
+    }
+
+    /// `lusearch-jvm`, reader state of shape `live`: the objects of [`JVM_LIVE_PER_THREAD`] in
+    /// a random order, each after five JVM-sized temporaries that die at once (the reader's
+    /// opening garbage), kept for the whole iteration. Returns the shadow-stack slot of the
+    /// array holding them and its checksum.
+    fn jvm_thread_state_live(
+        &self,
+        mu: &Mu,
+        sizes: &JvmSizes,
+        tid: usize,
+        iter: usize,
+    ) -> Result<(usize, u64), String> {
+        let mut r = Rng::derive(self.p.seed, 0x11FE + iter as u64, tid as u64);
+        let mut want: Vec<(usize, usize)> = JVM_LIVE_PER_THREAD
+            .iter()
+            .flat_map(|&(n, lo, hi)| std::iter::repeat((lo, hi)).take(n))
+            .collect();
+        for i in (1..want.len()).rev() {
+            want.swap(i, r.below(i as u64 + 1) as usize);
+        }
+        let arr = mu.alloc(Kind::RefArray, want.len(), 0, r.next_u64());
+        let slot = mu.push(arr);
+        for (n, &(lo, hi)) in want.iter().enumerate() {
+            for _ in 0..5 {
+                let size = sizes.next(&mut r);
+                let _ = mu.alloc(Kind::Bytes, 0, size - object::HEADER_BYTES, r.next_u64());
+            }
+            let size = (r.range(lo as u64, hi as u64) as usize) & !7;
+            let o = mu.alloc(Kind::Bytes, 0, size - object::HEADER_BYTES, r.next_u64());
+            mu.write_ref(mu.get(slot), n, Some(o));
         }
         let (sum, _) = super::tree_sum(mu.get(slot))?;
         Ok((slot, sum))
