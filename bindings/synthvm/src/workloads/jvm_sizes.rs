@@ -7,8 +7,9 @@
 //! pooled, 8 threads, 1024 queries): objects per class. A query thread there touches 40–44 of
 //! the 48 classes in its lifetime and 36 on average in each MiB it allocates; 12% of its bytes
 //! are in objects above 8 KiB, 3% above 64 KiB. synthvm's `lusearch` object skeleton alone
-//! touches far fewer classes, which is why stock MarkSweep's minimum heap grew only 0.17 MiB per
-//! thread on it against 1.25 under the JVM.
+//! touches 24 classes (22 per MiB). Matching the spread alone did not raise stock MarkSweep's
+//! minimum-heap slope (0.17 MiB/thread; experiments/jfr-alloc/results/synthvm-minheap.md):
+//! stock reuses abandoned blocks of a class after every GC; the per-thread live state does.
 //!
 //! [`JvmSizes::next`] draws sizes independently from that distribution: a class with the
 //! measured object frequency, then a size uniform over the class's 8-byte steps. Independent

@@ -15,8 +15,10 @@
 //! and size spread: the stand-in's query count per size (1024 / 4096 / 16384), and after each
 //! query's object skeleton, query-lived temporaries drawn from the size distribution a JVM
 //! query thread allocates ([`super::jvm_sizes`]) up to [`jvm_sizes::BYTES_PER_QUERY`] bytes
-//! per query (the skeleton's ~24 KiB included). Fresh mutator threads every iteration, as both
-//! DaCapo lusearch and the stand-in start new query threads per iteration.
+//! per query (the skeleton's ~24 KiB included), and a per-thread reader state kept for the
+//! whole iteration, shaped as what a stand-in query thread keeps live on the JVM
+//! ([`JVM_LIVE_PER_THREAD`]). Fresh mutator threads every iteration, as both DaCapo lusearch
+//! and the stand-in start new query threads per iteration.
 
 use std::sync::Mutex;
 
@@ -465,9 +467,11 @@ pub fn jvm_thread_state_shape_alloc() -> bool {
 
 /// What one more query thread adds to the stand-in's live heap on JDK 17 (`jcmd
 /// GC.class_histogram` at 24 threads minus at 1, divided by 23; experiments/jfr-alloc/results/
-/// live-per-thread.md): (objects, smallest and largest size in bytes). Arrays only: int[] of
-/// 19.9 KiB mean (17 per thread), byte[] of 2.4 KiB mean (55), long[] of 2.7 KiB (5); the
-/// small objects (~60 per thread, 24–72 B) are left to `lusearch`'s own per-thread state.
+/// live-histogram-sample1.csv): (objects, smallest and largest size in bytes). Arrays only:
+/// int[] of 19.9 KiB mean (17 per thread), byte[] of 2.4 KiB mean (56), long[] of 2.7 KiB (5);
+/// the small objects (~60 per thread, 24–72 B) are left to `lusearch`'s own per-thread state.
+/// The sizes are ranges around the measured means (the histogram gives means only). Another
+/// sample (live-histogram.csv) caught no big int[]s: part of this is in-flight query data.
 pub const JVM_LIVE_PER_THREAD: [(usize, usize, usize); 3] =
     [(17, 12 << 10, 28 << 10), (55, 1024, 3840), (5, 1536, 3840)];
 
