@@ -7,8 +7,9 @@ use crate::workloads::Size;
 pub const USAGE: &str = "\
 usage: synthvm [OPTIONS] WORKLOAD
 
-WORKLOAD is one of: lusearch, gcbench, fragger, hog, custom (custom needs --workload-file FILE;
-a path to a workload file is accepted in place of WORKLOAD too).
+WORKLOAD is one of: lusearch, lusearch-jvm, gcbench, fragger, hog, custom (custom needs
+--workload-file FILE; a path to a workload file is accepted in place of WORKLOAD too).
+lusearch-jvm is lusearch with a JVM's bytes and size classes per query (see README.md).
 
 options:
   -t, --threads N        mutator threads (default 1; 1..1024)
@@ -22,7 +23,8 @@ options:
       --size S           small | default | large (default: default)
       --verify           also walk and check the whole reachable heap after every GC
       --workload-file F  description file for the custom workload
-      --histogram        print the allocation size histogram (on stderr) at the end
+      --histogram        print the allocation size histogram (on stderr) at the end, then one
+                         line per mutator thread: its mimalloc size classes and bytes
       --final-gc         after the last iteration force a full GC and report the used and
                          the live bytes after it (JSON final_gc_* fields)
       --late-exit        an exiting mutator thread leaves the thread list first and destroys
@@ -71,7 +73,7 @@ pub const PLANS: [(&str, PlanSelector); 9] = [
     ("PageProtect", PlanSelector::PageProtect),
 ];
 
-pub const WORKLOADS: [&str; 5] = ["lusearch", "gcbench", "fragger", "hog", "custom"];
+pub const WORKLOADS: [&str; 6] = ["lusearch", "lusearch-jvm", "gcbench", "fragger", "hog", "custom"];
 
 pub fn parse_plan(s: &str) -> Option<PlanSelector> {
     PLANS
@@ -214,7 +216,7 @@ pub fn parse(args: &[String]) -> Result<Parsed, String> {
         }
     }
     let Some(w) = workload else {
-        return Err("no WORKLOAD given (expected one of: lusearch, gcbench, fragger, hog, custom)".into());
+        return Err(format!("no WORKLOAD given (expected one of: {})", WORKLOADS.join(", ")));
     };
     if WORKLOADS.contains(&w.as_str()) {
         o.workload = w;

@@ -64,6 +64,7 @@ fn make_workload(o: &cli::Options, threads: usize) -> Result<Box<dyn Workload>, 
     };
     Ok(match o.workload.as_str() {
         "lusearch" => Box::new(workloads::lusearch::Lusearch::new(p)),
+        "lusearch-jvm" => Box::new(workloads::lusearch::Lusearch::new_jvm(p)),
         "gcbench" => Box::new(workloads::gcbench::GcBench::new(p)),
         "fragger" => Box::new(workloads::fragger::Fragger::new(p)),
         "hog" => Box::new(workloads::hog::Hog::new(p)),
@@ -280,6 +281,14 @@ pub fn run_main() -> ! {
             );
         }
         eprintln!("# {} distinct sizes, {} objects, {} bytes", h.len(), total, bytes);
+        // Per mutator, in the order the threads finished (one line per thread per iteration).
+        eprintln!(
+            "# per-mutator size classes (bins 1..=48, <= 64 KiB; windows of 1 MiB of the thread's allocation): \
+mutator objects bytes classes classes_per_MiB_mean classes_per_MiB_max windows share_gt_8k share_gt_64k"
+        );
+        for l in stats::class_profile::take() {
+            eprintln!("{}", l);
+        }
     }
 
     let gc_ms = stats::GC_NANOS.load(Ordering::SeqCst) as f64 / 1e6;

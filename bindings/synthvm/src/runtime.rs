@@ -177,6 +177,8 @@ pub struct ThreadCtx {
     allocs: u64,
     alloc_bytes: u64,
     histogram: Option<BTreeMap<usize, u64>>,
+    /// `--histogram`: this mutator's size classes (see `stats::class_profile`).
+    classes: Option<Box<stats::class_profile::ClassProfile>>,
 }
 
 impl ThreadCtx {
@@ -222,6 +224,7 @@ impl Mu {
             allocs: 0,
             alloc_bytes: 0,
             histogram: if hist { Some(BTreeMap::new()) } else { None },
+            classes: hist.then(Box::default),
         }));
         {
             // Do not join in the middle of a GC.
@@ -246,6 +249,11 @@ impl Mu {
 
     pub fn id(&self) -> usize {
         unsafe { (*self.ctx).id }
+    }
+
+    /// Bytes this mutator has allocated so far.
+    pub fn allocated_bytes(&self) -> u64 {
+        unsafe { (*self.ctx).alloc_bytes }
     }
 
     /// Safepoint poll.  Call it in every loop that can run for a while without allocating.
@@ -330,6 +338,9 @@ impl Mu {
             if self.histogram {
                 if let Some(h) = (*ctx).histogram.as_mut() {
                     *h.entry(size).or_insert(0) += 1;
+                }
+                if let Some(c) = (*ctx).classes.as_mut() {
+                    c.add(size);
                 }
             }
             obj
@@ -468,6 +479,13 @@ impl Drop for Mu {
             stats::ALLOC_BYTES.fetch_add((*ctx).alloc_bytes, Ordering::Relaxed);
             if let Some(h) = (*ctx).histogram.take() {
                 stats::histogram::merge(&h);
+            }
+            if let Some(c) = (*ctx).classes.take() {
+                let who = match (*ctx).id {
+                    usize::MAX => "main".to_string(),
+                    id => format!("mutator-{}", id),
+                };
+                stats::class_profile::finish(who, &c);
             }
             {
                 let mut g = coord();

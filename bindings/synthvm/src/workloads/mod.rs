@@ -5,6 +5,7 @@ pub mod custom;
 pub mod fragger;
 pub mod gcbench;
 pub mod hog;
+pub mod jvm_sizes;
 pub mod lusearch;
 
 use mmtk::util::ObjectReference;

@@ -70,7 +70,9 @@ pub fn synthvm_env(args: &[&str], env: &[(&str, &str)], timeout: Duration) -> Ru
     }
     let desc = format!(
         "{}{} {}",
-        env.iter().map(|(k, v)| format!("{}={} ", k, v)).collect::<String>(),
+        env.iter()
+            .map(|(k, v)| format!("{}={} ", k, v))
+            .collect::<String>(),
         exe,
         args.join(" ")
     );
