@@ -288,6 +288,55 @@ impl Standalone {
         }
     }
 
+    /// Whether `p` lies in the standalone arena, that is, is a small cell this mode handed out
+    /// (large allocations are separate mappings). For allocators that must free without a
+    /// layout, such as the C ABI (`bindings/capi`).
+    #[inline]
+    pub fn owns(p: *const u8) -> bool {
+        ARENA.contains(p)
+    }
+
+    /// Usable bytes of the small cell `p` (its size class's cell size).
+    ///
+    /// # Safety
+    /// `p` is a live cell returned by [`Standalone::alloc`] (`Standalone::owns(p)`).
+    #[inline]
+    pub unsafe fn cell_bytes(p: *const u8) -> usize {
+        // SAFETY: `p` is a live cell, so its block's header is live (contract).
+        unsafe { (*Block::of(p)).cell_size() }
+    }
+
+    /// Frees the small cell `p` without its layout, from any thread.
+    ///
+    /// # Safety
+    /// `p` is a live cell returned by [`Standalone::alloc`] (`Standalone::owns(p)`), freed once.
+    #[inline]
+    pub unsafe fn free_cell(p: *mut u8) {
+        // SAFETY: a cell of a live arena block (contract).
+        let done = with_heap(|h| unsafe { h.free(p) });
+        if done.is_none() {
+            // SAFETY: as above; thread teardown frees as a foreign thread would.
+            unsafe { free_remote(Block::of(p), p) };
+        }
+    }
+
+    /// Frees the small cell `p` as a foreign thread would, without touching this thread's heap:
+    /// for callers that must not create a heap (the C ABI while a thread's heap is being set up).
+    ///
+    /// # Safety
+    /// As for [`Standalone::free_cell`].
+    pub unsafe fn free_cell_remote(p: *mut u8) {
+        // SAFETY: a cell of a live arena block (contract).
+        unsafe { free_remote(Block::of(p), p) };
+    }
+
+    /// Allocates `layout` (small only: `bin_for_aligned` must find a bin) on a short-lived heap,
+    /// never touching the calling thread's own: for callers that must not create a heap.
+    /// Null if the request is not small.
+    pub fn alloc_detached(layout: Layout) -> *mut u8 {
+        Self::alloc_orphan(layout)
+    }
+
     /// Pages charged by all standalone heaps.
     pub fn charged_pages() -> usize {
         use crate::budget::PageBudget;
