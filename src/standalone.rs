@@ -11,6 +11,7 @@ use crate::block_stack::BlockStack;
 use crate::budget::{Accounting, CountingBudget};
 use crate::config::{BLOCK_BYTES, PAGE_BYTES};
 use crate::heap::{free_remote, Heap};
+use crate::large_cache::LargeCache;
 use crate::os::{map_aligned, unmap, Advice, BlockSource, Madvise};
 use crate::shared::{Settings, Shared};
 use crate::size_class::bin_for_aligned;
@@ -127,6 +128,7 @@ unsafe impl BlockSource for ArenaSource {
     }
 }
 
+static LARGE: LargeCache = LargeCache::new();
 static ARENA: ArenaSource = ArenaSource::new(ARENA_BYTES);
 static BUDGET: CountingBudget = CountingBudget::unlimited();
 static OS: Madvise = Madvise {
@@ -246,6 +248,14 @@ impl Standalone {
                 !ARENA.contains(p),
                 "shardsweep: large free of {p:?} inside the arena"
             );
+            if let Some(c) = LargeCache::class(layout.size(), layout.align()) {
+                if LARGE.put(c, p as usize) {
+                    return;
+                }
+                // SAFETY: a cached-class mapping is exactly its class's size (`alloc_large`).
+                unsafe { unmap(p, LargeCache::class_bytes(c)) };
+                return;
+            }
             // SAFETY: large allocations are whole mappings of this size (contract).
             unsafe { unmap(p, Self::large_bytes(layout)) };
             return;
@@ -269,6 +279,13 @@ impl Standalone {
             "shardsweep: unsupported alignment {} (at most {BLOCK_BYTES})",
             layout.align()
         );
+        if let Some(c) = LargeCache::class(layout.size(), layout.align()) {
+            let p = LARGE.take(c);
+            if p != 0 {
+                return p as *mut u8;
+            }
+            return map_aligned(LargeCache::class_bytes(c), PAGE_BYTES);
+        }
         map_aligned(Self::large_bytes(layout), layout.align().max(PAGE_BYTES))
     }
 
