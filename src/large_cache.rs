@@ -19,7 +19,7 @@ pub const MAX_CACHED_BYTES: usize = 256 << 10;
 const CLASSES: usize = 5;
 const _: () = assert!(MIN_CLASS_BYTES << (CLASSES - 1) == MAX_CACHED_BYTES);
 /// Cached mappings per class.
-pub const SLOTS: usize = 8;
+pub const SLOTS: usize = 16;
 
 /// Freed large mappings by size class.
 pub struct LargeCache {

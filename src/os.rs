@@ -128,7 +128,12 @@ pub unsafe trait BlockSource: Sync {
 /// Maps `bytes` of fresh anonymous memory aligned to `align` (a power of two >= page size).
 /// Returns null on failure.
 pub(crate) fn map_aligned(bytes: usize, align: usize) -> *mut u8 {
-    let len = bytes + align;
+    // mmap's addresses are page-aligned: over-map (and trim) only for larger alignments.
+    let len = if align <= PAGE_BYTES {
+        bytes
+    } else {
+        bytes + align
+    };
     // SAFETY: an anonymous private mapping with no address hint has no preconditions.
     let p = unsafe {
         libc::mmap(

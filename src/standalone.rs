@@ -146,6 +146,43 @@ static SHARED: Shared = Shared::new(
     },
 );
 
+/// Mappings of dropped thread heaps, kept for the next thread (mimalloc caches thread data the
+/// same way): short-lived threads would otherwise map and unmap a heap each. The heap itself is
+/// dropped (its blocks abandoned) before its memory is cached; only the memory is reused.
+static HEAP_CACHE: [AtomicUsize; 8] = [const { AtomicUsize::new(0) }; 8];
+
+/// Caches the dead heap mapping `h`, or unmaps it if the cache is full.
+///
+/// # Safety
+/// `h` is a heap mapping of `HEAP_MAP_BYTES` whose heap was dropped; nothing refers to it.
+unsafe fn retire_heap_memory(h: *mut Heap) {
+    for s in &HEAP_CACHE {
+        // Release: our writes to the memory happen-before the next owner's `Acquire` swap;
+        // Relaxed on failure: the slot was taken, nothing read.
+        if s.compare_exchange(0, h as usize, Ordering::Release, Ordering::Relaxed)
+            .is_ok()
+        {
+            return;
+        }
+    }
+    // SAFETY: the whole heap mapping, unused (contract).
+    unsafe { unmap(h as *mut u8, HEAP_MAP_BYTES) };
+}
+
+/// A cached heap mapping, or a fresh one; null if mapping fails.
+fn heap_memory() -> *mut Heap {
+    for s in &HEAP_CACHE {
+        // Relaxed peek; the Acquire swap (pairs with `retire_heap_memory`'s Release) decides.
+        if s.load(Ordering::Relaxed) != 0 {
+            let h = s.swap(0, Ordering::Acquire);
+            if h != 0 {
+                return h as *mut Heap;
+            }
+        }
+    }
+    map_aligned(HEAP_MAP_BYTES, PAGE_BYTES) as *mut Heap
+}
+
 /// Bytes of memory for a heap, rounded to pages.
 const HEAP_MAP_BYTES: usize = std::mem::size_of::<Heap>().div_ceil(PAGE_BYTES) * PAGE_BYTES;
 
@@ -158,7 +195,7 @@ impl Drop for HeapSlot {
             // SAFETY: the heap was made by `local_heap` on this thread; it is dropped once.
             unsafe {
                 ptr::drop_in_place(h);
-                unmap(h as *mut u8, HEAP_MAP_BYTES);
+                retire_heap_memory(h);
             }
         }
     }
@@ -186,7 +223,7 @@ fn with_heap<R>(f: impl FnOnce(&mut Heap) -> R) -> Option<R> {
 
 #[cold]
 fn new_heap() -> *mut Heap {
-    let h = map_aligned(HEAP_MAP_BYTES, PAGE_BYTES) as *mut Heap;
+    let h = heap_memory();
     assert!(!h.is_null(), "shardsweep: cannot map a thread heap");
     // SAFETY: fresh memory of the right size that never moves.
     unsafe { Heap::init_in_place(h, &SHARED) };
@@ -300,7 +337,7 @@ impl Standalone {
                 None => ptr::null_mut(),
             };
             ptr::drop_in_place(h);
-            unmap(h as *mut u8, HEAP_MAP_BYTES);
+            retire_heap_memory(h);
             p
         }
     }
