@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Tests of the VM-agnostic core (src/): unit, model-based, stress and GlobalAlloc tests in
 # release and debug (debug assertions check the block invariants), the size-class tests for
-# every supported block size, the build failure on an invalid block size, loom, and miri when
+# every supported block size, the build failure on an invalid block size, the C ABI under real
+# programs (LD_PRELOAD: scripts/test-capi.sh), loom, and miri when
 # the toolchain has it (set SHARDSWEEP_MIRI=0 to skip, =1 to require).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,6 +27,9 @@ if ! grep -q "valid values (KiB).*4, 8, 16, 32, 64, 128, 256" <<<"$out"; then
   echo "FAILED: the build error does not name the valid values:"; echo "$out" | tail -20; exit 1
 fi
 echo "1 passed, 0 failed"
+
+step "core: C ABI (bindings/capi) under real programs"
+scripts/test-capi.sh
 
 step "core: loom (thread-free protocol)"
 RUSTFLAGS="--cfg loom" cargo test --release --target-dir "$T-loom" --test loom

@@ -16,8 +16,6 @@ suite() { # suite NAME COMMAND...: runs it, prints and records its wall time
 }
 suite setup scripts/setup.sh --test
 suite core scripts/test-core.sh
-printf '\n== C ABI (libshardsweep_capi.so under LD_PRELOAD: abi.c, sort, python3)\n'
-suite capi scripts/test-capi.sh
 scripts/overlay.sh   # the patched mmtk copy every binding builds against (unchanged files kept)
 if [ -f bindings/synthvm/Cargo.toml ]; then
   printf '\n== synthvm (stock mmtk 0.31.0 behaviour: the copy without the feature)\n'

@@ -37,6 +37,8 @@ pub mod gc;
 #[cfg(not(loom))]
 pub mod heap;
 #[cfg(not(loom))]
+pub mod large_cache;
+#[cfg(not(loom))]
 pub mod os;
 #[cfg(not(loom))]
 pub mod page_mask;

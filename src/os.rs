@@ -18,9 +18,9 @@ impl Advice {
     /// Parses `dontneed`, `free` or `keep`.
     pub fn parse(s: &str) -> Result<Advice, String> {
         match s.trim().to_ascii_lowercase().as_str() {
-            "dontneed" => Ok(Advice::DontNeed),
-            "free" => Ok(Advice::Free),
-            "keep" => Ok(Advice::Keep),
+            "dontneed" | "madv_dontneed" => Ok(Advice::DontNeed),
+            "free" | "madv_free" => Ok(Advice::Free),
+            "keep" | "none" => Ok(Advice::Keep),
             other => Err(format!(
                 "invalid page advice {other:?}: valid values are dontneed, free, keep"
             )),
@@ -127,8 +127,13 @@ pub unsafe trait BlockSource: Sync {
 
 /// Maps `bytes` of fresh anonymous memory aligned to `align` (a power of two >= page size).
 /// Returns null on failure.
-pub fn map_aligned(bytes: usize, align: usize) -> *mut u8 {
-    let len = bytes + align;
+pub(crate) fn map_aligned(bytes: usize, align: usize) -> *mut u8 {
+    // mmap's addresses are page-aligned: over-map (and trim) only for larger alignments.
+    let len = if align <= PAGE_BYTES {
+        bytes
+    } else {
+        bytes + align
+    };
     // SAFETY: an anonymous private mapping with no address hint has no preconditions.
     let p = unsafe {
         libc::mmap(
@@ -163,7 +168,7 @@ pub fn map_aligned(bytes: usize, align: usize) -> *mut u8 {
 ///
 /// # Safety
 /// `p .. p + bytes` was mapped by `map_aligned` and is not used afterwards.
-pub unsafe fn unmap(p: *mut u8, bytes: usize) {
+pub(crate) unsafe fn unmap(p: *mut u8, bytes: usize) {
     // SAFETY: the caller guarantees the range is a mapping of ours.
     unsafe { libc::munmap(p.cast(), bytes) };
 }

@@ -11,6 +11,7 @@ use crate::block_stack::BlockStack;
 use crate::budget::{Accounting, CountingBudget};
 use crate::config::{BLOCK_BYTES, PAGE_BYTES};
 use crate::heap::{free_remote, Heap};
+use crate::large_cache::LargeCache;
 use crate::os::{map_aligned, unmap, Advice, BlockSource, Madvise};
 use crate::shared::{Settings, Shared};
 use crate::size_class::bin_for_aligned;
@@ -127,6 +128,7 @@ unsafe impl BlockSource for ArenaSource {
     }
 }
 
+static LARGE: LargeCache = LargeCache::new();
 static ARENA: ArenaSource = ArenaSource::new(ARENA_BYTES);
 static BUDGET: CountingBudget = CountingBudget::unlimited();
 static OS: Madvise = Madvise {
@@ -144,6 +146,43 @@ static SHARED: Shared = Shared::new(
     },
 );
 
+/// Mappings of dropped thread heaps, kept for the next thread (mimalloc caches thread data the
+/// same way): short-lived threads would otherwise map and unmap a heap each. The heap itself is
+/// dropped (its blocks abandoned) before its memory is cached; only the memory is reused.
+static HEAP_CACHE: [AtomicUsize; 8] = [const { AtomicUsize::new(0) }; 8];
+
+/// Caches the dead heap mapping `h`, or unmaps it if the cache is full.
+///
+/// # Safety
+/// `h` is a heap mapping of `HEAP_MAP_BYTES` whose heap was dropped; nothing refers to it.
+unsafe fn retire_heap_memory(h: *mut Heap) {
+    for s in &HEAP_CACHE {
+        // Release: our writes to the memory happen-before the next owner's `Acquire` swap;
+        // Relaxed on failure: the slot was taken, nothing read.
+        if s.compare_exchange(0, h as usize, Ordering::Release, Ordering::Relaxed)
+            .is_ok()
+        {
+            return;
+        }
+    }
+    // SAFETY: the whole heap mapping, unused (contract).
+    unsafe { unmap(h as *mut u8, HEAP_MAP_BYTES) };
+}
+
+/// A cached heap mapping, or a fresh one; null if mapping fails.
+fn heap_memory() -> *mut Heap {
+    for s in &HEAP_CACHE {
+        // Relaxed peek; the Acquire swap (pairs with `retire_heap_memory`'s Release) decides.
+        if s.load(Ordering::Relaxed) != 0 {
+            let h = s.swap(0, Ordering::Acquire);
+            if h != 0 {
+                return h as *mut Heap;
+            }
+        }
+    }
+    map_aligned(HEAP_MAP_BYTES, PAGE_BYTES) as *mut Heap
+}
+
 /// Bytes of memory for a heap, rounded to pages.
 const HEAP_MAP_BYTES: usize = std::mem::size_of::<Heap>().div_ceil(PAGE_BYTES) * PAGE_BYTES;
 
@@ -156,7 +195,7 @@ impl Drop for HeapSlot {
             // SAFETY: the heap was made by `local_heap` on this thread; it is dropped once.
             unsafe {
                 ptr::drop_in_place(h);
-                unmap(h as *mut u8, HEAP_MAP_BYTES);
+                retire_heap_memory(h);
             }
         }
     }
@@ -184,7 +223,7 @@ fn with_heap<R>(f: impl FnOnce(&mut Heap) -> R) -> Option<R> {
 
 #[cold]
 fn new_heap() -> *mut Heap {
-    let h = map_aligned(HEAP_MAP_BYTES, PAGE_BYTES) as *mut Heap;
+    let h = heap_memory();
     assert!(!h.is_null(), "shardsweep: cannot map a thread heap");
     // SAFETY: fresh memory of the right size that never moves.
     unsafe { Heap::init_in_place(h, &SHARED) };
@@ -246,6 +285,14 @@ impl Standalone {
                 !ARENA.contains(p),
                 "shardsweep: large free of {p:?} inside the arena"
             );
+            if let Some(c) = LargeCache::class(layout.size(), layout.align()) {
+                if LARGE.put(c, p as usize) {
+                    return;
+                }
+                // SAFETY: a cached-class mapping is exactly its class's size (`alloc_large`).
+                unsafe { unmap(p, LargeCache::class_bytes(c)) };
+                return;
+            }
             // SAFETY: large allocations are whole mappings of this size (contract).
             unsafe { unmap(p, Self::large_bytes(layout)) };
             return;
@@ -269,6 +316,13 @@ impl Standalone {
             "shardsweep: unsupported alignment {} (at most {BLOCK_BYTES})",
             layout.align()
         );
+        if let Some(c) = LargeCache::class(layout.size(), layout.align()) {
+            let p = LARGE.take(c);
+            if p != 0 {
+                return p as *mut u8;
+            }
+            return map_aligned(LargeCache::class_bytes(c), PAGE_BYTES);
+        }
         map_aligned(Self::large_bytes(layout), layout.align().max(PAGE_BYTES))
     }
 
@@ -283,27 +337,58 @@ impl Standalone {
                 None => ptr::null_mut(),
             };
             ptr::drop_in_place(h);
-            unmap(h as *mut u8, HEAP_MAP_BYTES);
+            retire_heap_memory(h);
             p
         }
     }
 
-    /// Whether `p` lies in the arena, i.e. is a small cell (a C `free` has no layout to decide by).
+    /// Whether `p` lies in the standalone arena, that is, is a small cell this mode handed out
+    /// (large allocations are separate mappings). For allocators that must free without a
+    /// layout, such as the C ABI (`bindings/capi`).
     #[inline]
     pub fn owns(p: *const u8) -> bool {
         ARENA.contains(p)
     }
 
-    /// The usable bytes of the small cell at `p` (its cell size: cells are handed out from their
-    /// start, aligned ones too).
+    /// Usable bytes of the small cell `p` (its size class's cell size).
     ///
     /// # Safety
-    /// `p` is a live cell returned by [`Standalone::alloc`] (so [`Standalone::owns`] holds).
+    /// `p` is a live cell returned by [`Standalone::alloc`] (`Standalone::owns(p)`).
     #[inline]
     pub unsafe fn cell_bytes(p: *const u8) -> usize {
-        debug_assert!(Self::owns(p));
-        // SAFETY: a live cell's block header is initialised and stays so while the cell lives.
-        unsafe { (*Block::of(p)).cell_size as usize }
+        // SAFETY: `p` is a live cell, so its block's header is live (contract).
+        unsafe { (*Block::of(p)).cell_size() }
+    }
+
+    /// Frees the small cell `p` without its layout, from any thread.
+    ///
+    /// # Safety
+    /// `p` is a live cell returned by [`Standalone::alloc`] (`Standalone::owns(p)`), freed once.
+    #[inline]
+    pub unsafe fn free_cell(p: *mut u8) {
+        // SAFETY: a cell of a live arena block (contract).
+        let done = with_heap(|h| unsafe { h.free(p) });
+        if done.is_none() {
+            // SAFETY: as above; thread teardown frees as a foreign thread would.
+            unsafe { free_remote(Block::of(p), p) };
+        }
+    }
+
+    /// Frees the small cell `p` as a foreign thread would, without touching this thread's heap:
+    /// for callers that must not create a heap (the C ABI while a thread's heap is being set up).
+    ///
+    /// # Safety
+    /// As for [`Standalone::free_cell`].
+    pub unsafe fn free_cell_remote(p: *mut u8) {
+        // SAFETY: a cell of a live arena block (contract).
+        unsafe { free_remote(Block::of(p), p) };
+    }
+
+    /// Allocates `layout` (small only: `bin_for_aligned` must find a bin) on a short-lived heap,
+    /// never touching the calling thread's own: for callers that must not create a heap.
+    /// Null if the request is not small.
+    pub fn alloc_detached(layout: Layout) -> *mut u8 {
+        Self::alloc_orphan(layout)
     }
 
     /// Pages charged by all standalone heaps.

@@ -1,6 +1,8 @@
 //! The workloads shared by the criterion benches and the latency binary. Each takes the
 //! allocator as `&dyn GlobalAlloc`, so the three contenders run the same code in one process.
 
+pub mod msbench;
+
 use std::alloc::{GlobalAlloc, Layout};
 use std::sync::mpsc;
 use std::thread;
