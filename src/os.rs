@@ -15,12 +15,13 @@ pub enum Advice {
 }
 
 impl Advice {
-    /// Parses `dontneed`, `free` or `keep`.
+    /// Parses `dontneed`, `free` or `keep` (no aliases: a study run with a mistyped setting
+    /// must not measure something else).
     pub fn parse(s: &str) -> Result<Advice, String> {
         match s.trim().to_ascii_lowercase().as_str() {
-            "dontneed" | "madv_dontneed" => Ok(Advice::DontNeed),
-            "free" | "madv_free" => Ok(Advice::Free),
-            "keep" | "none" => Ok(Advice::Keep),
+            "dontneed" => Ok(Advice::DontNeed),
+            "free" => Ok(Advice::Free),
+            "keep" => Ok(Advice::Keep),
             other => Err(format!(
                 "invalid page advice {other:?}: valid values are dontneed, free, keep"
             )),
@@ -174,3 +175,19 @@ pub(crate) unsafe fn unmap(p: *mut u8, bytes: usize) {
 }
 
 const _: () = assert!(BLOCK_BYTES % PAGE_BYTES == 0);
+
+#[cfg(test)]
+mod advice_tests {
+    use super::Advice;
+
+    #[test]
+    fn only_the_documented_values_parse() {
+        assert_eq!(Advice::parse("dontneed"), Ok(Advice::DontNeed));
+        assert_eq!(Advice::parse("FREE"), Ok(Advice::Free));
+        assert_eq!(Advice::parse("keep"), Ok(Advice::Keep));
+        for alias in ["madv_free", "madv_dontneed", "none", ""] {
+            let e = Advice::parse(alias).unwrap_err();
+            assert!(e.contains("valid values are dontneed, free, keep"), "{e}");
+        }
+    }
+}
