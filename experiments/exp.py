@@ -1057,11 +1057,11 @@ def pristine_summary(cfg, out, command):
         if r["outcome"] == "pass":
             gc.setdefault((r["build"], int(r["threads"]), r["heap_factor"], r["heap_mib"]), []).append(
                 (float(r["last_iteration_gc_count"]), float(r["last_iteration_ms"])))
-    L = ["# Overlay copy without the feature vs pristine mmtk 0.31.0\n",
+    L = ["# Overlay copy without the feature vs pristine mmtk 0.33.0\n",
          f"**Command:** `{command}`\n",
-         "`stock` = synthvm built against `.build/mmtk-0.31.0-shardsweep` (our overlay copy) without "
+         "`stock` = synthvm built against `.build/mmtk-0.33.0-shardsweep` (our overlay copy) without "
          "`--features mmtk/shardsweep`; `pristine` = synthvm built against the unmodified crate in cargo's "
-         "registry (`--config 'patch.crates-io.mmtk.path=\"$CARGO_HOME/registry/src/index.crates.io-*/mmtk-0.31.0\"'`). "
+         "registry (`--config 'patch.crates-io.mmtk.path=\"$CARGO_HOME/registry/src/index.crates.io-*/mmtk-0.33.0\"'`). "
          f"Both MarkSweep, lusearch `--size {cfg['size']}`, `MMTK_THREADS=2`. Minimum heaps: `README.md` / "
          "`probes.csv` here; GC counts: `../pristine-check-gc/` (fixed heaps, 3 invocations).\n",
          "| threads | minheap stock | minheap pristine | same (±resolution)? |", "|---:|---:|---:|---|"]
@@ -1091,7 +1091,7 @@ def pristine_summary(cfg, out, command):
         L.append(f"| {t} | {h} ({f}×) | {ga:.0f} ({', '.join(f'{x[0]:.0f}' for x in a)}) | {gb:.0f} "
                  f"({', '.join(f'{x[0]:.0f}' for x in b)}) | {med([x[1] for x in a]):.0f} / "
                  f"{med([x[1] for x in b]):.0f} | {'yes' if same else 'NO'} |")
-    L.append(f"\n**Verdict:** {'the stock copy behaves as pristine mmtk 0.31.0 (same minimum heaps and GC counts)' if ok else 'DIFFERENCE or incomplete data: see the tables'}.\n")
+    L.append(f"\n**Verdict:** {'the stock copy behaves as pristine mmtk 0.33.0 (same minimum heaps and GC counts)' if ok else 'DIFFERENCE or incomplete data: see the tables'}.\n")
     L.append(binaries_section({"builds": []}, Store(out / "probes.csv").rows + runs))
     (out / "VERDICT.md").write_text("\n".join(L) + "\n")
     print("\n".join(L))

@@ -9,7 +9,7 @@ use super::settings::SweepMode;
 use super::sweep;
 use crate::policy::space::Space;
 use crate::util::alloc::allocator::{self, AllocatorContext};
-use crate::util::alloc::{AllocationError, Allocator};
+use crate::util::alloc::Allocator;
 use crate::util::{Address, VMMutatorThread, VMThread};
 use crate::vm::{Collection, VMBinding};
 use shardsweep::{bin_of, Heap, MAX_DIRECT_BYTES, MAX_SMALL_BYTES};
@@ -126,18 +126,28 @@ impl<VM: VMBinding> Allocator<VM> for ShardSweepAllocator<VM> {
             failure = glue::take_failure();
         }
         let tls = VMMutatorThread(self.tls);
+        // As `Space::not_acquiring` (mmtk 0.33): an allocation that is not at a safepoint must
+        // not block; it returns null and `alloc_slow_inline` gives up at once.
+        let at_safepoint = self.context.get_alloc_options().at_safepoint;
         match failure {
             // The trigger has requested a GC: wait for it outside the core, then let
             // `alloc_slow_inline` retry (or report OOM after an emergency GC).
-            Failure::Vetoed => VM::VMCollection::block_for_gc(tls),
+            Failure::Vetoed => {
+                if at_safepoint {
+                    VM::VMCollection::block_for_gc(tls);
+                }
+            }
             Failure::Exhausted | Failure::None | Failure::NoTls => {
                 // Out of virtual memory in the page resource, or a veto we did not see: force a
                 // GC as `Space::acquire` does when the page resource fails.
-                if VM::VMCollection::is_collection_enabled() && self.context.state.is_initialized() {
+                if self.context.gc_trigger.is_collection_enabled() && self.context.state.is_initialized() {
                     self.space.get_gc_trigger().poll(true, Some(self.space.as_space()));
-                    VM::VMCollection::block_for_gc(tls);
-                } else {
-                    VM::VMCollection::out_of_memory(self.tls, AllocationError::HeapOutOfMemory);
+                    if at_safepoint {
+                        VM::VMCollection::block_for_gc(tls);
+                    }
+                } else if self.context.get_alloc_options().allow_oom_call {
+                    // `Allocator::out_of_memory` also records that this request has thrown.
+                    self.out_of_memory(self.tls);
                 }
             }
         }

@@ -79,12 +79,10 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
     /// The resident pages of each allocated chunk of the space, as the kernel reports them
     /// (`mincore`): (chunk start, one flag per page).
     fn resident_by_chunk(&self) -> Vec<(crate::util::Address, Vec<u8>)> {
-        use crate::util::heap::chunk_map::{Chunk, ChunkState};
+        use crate::util::heap::chunk_map::Chunk;
         let mut v = Vec::new();
+        // `all_chunks` yields only this space's allocated chunks.
         for chunk in self.chunk_map.all_chunks() {
-            if self.chunk_map.get(chunk) != ChunkState::Allocated {
-                continue;
-            }
             let mut flags = vec![0u8; Chunk::BYTES / PAGE_BYTES];
             // SAFETY: an allocated chunk of the space is mapped whole (the mmapper maps whole
             // chunks); `flags` has one byte per page of it.

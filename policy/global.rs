@@ -13,13 +13,13 @@ use super::settings::SpaceSettings;
 use super::settings::SweepMode;
 use super::sweep;
 use super::work;
-use crate::plan::{ObjectQueue, VectorObjectQueue};
+use crate::plan::tracing::{ObjectQueue, OptionObjectQueue};
 use crate::policy::gc_work::{PolicyTraceObject, TraceKind};
 use crate::policy::sft::{GCWorkerMutRef, SFT};
 use crate::policy::space::{CommonSpace, PlanCreateSpaceArgs, Space};
 use crate::scheduler::{GCWork, GCWorkScheduler, GCWorker, WorkBucketStage};
 use crate::util::copy::CopySemantics;
-use crate::util::heap::chunk_map::{Chunk, ChunkMap, ChunkState};
+use crate::util::heap::chunk_map::{Chunk, ChunkMap};
 use crate::util::heap::{BlockPageResource, PageResource};
 use crate::util::linear_scan::Region;
 use crate::util::metadata::side_metadata::SideMetadataSpec;
@@ -114,9 +114,10 @@ impl<VM: VMBinding> SFT for ShardSweepSpace<VM> {
         false
     }
 
+    /// The space never moves objects: every object is pinned (as `native_ms` says since 0.33).
     #[cfg(feature = "object_pinning")]
     fn is_object_pinned(&self, _object: ObjectReference) -> bool {
-        false
+        true
     }
 
     fn is_movable(&self) -> bool {
@@ -128,23 +129,23 @@ impl<VM: VMBinding> SFT for ShardSweepSpace<VM> {
         true
     }
 
-    fn initialize_object_metadata(&self, _object: ObjectReference, _alloc: bool) {
+    fn initialize_object_metadata(&self, _object: ObjectReference, _bytes: usize) {
         #[cfg(feature = "vo_bit")]
         crate::util::metadata::vo_bit::set_vo_bit(_object);
     }
 
-    #[cfg(feature = "is_mmtk_object")]
+    #[cfg(feature = "vo_bit")]
     fn is_mmtk_object(&self, addr: Address) -> Option<ObjectReference> {
         crate::util::metadata::vo_bit::is_vo_bit_set_for_addr(addr)
     }
 
-    #[cfg(feature = "is_mmtk_object")]
+    #[cfg(feature = "vo_bit")]
     fn find_object_from_internal_pointer(&self, ptr: Address, max_search_bytes: usize) -> Option<ObjectReference> {
         let search_bytes = usize::min(super::MAX_OBJECT_SIZE, max_search_bytes);
         crate::util::metadata::vo_bit::find_object_from_internal_pointer::<VM>(ptr, search_bytes)
     }
 
-    fn sft_trace_object(&self, queue: &mut VectorObjectQueue, object: ObjectReference, _worker: GCWorkerMutRef) -> ObjectReference {
+    fn sft_trace_object(&self, queue: &mut OptionObjectQueue, object: ObjectReference, _worker: GCWorkerMutRef) -> ObjectReference {
         self.trace_object(queue, object)
     }
 }
@@ -188,6 +189,22 @@ impl<VM: VMBinding> Space<VM> for ShardSweepSpace<VM> {
     fn enumerate_objects(&self, enumerator: &mut dyn ObjectEnumerator) {
         object_enum::enumerate_blocks_from_chunk_map::<Block>(enumerator, &self.chunk_map);
     }
+
+    /// Clears the log bits of every chunk of the space (called by plans with side log bits).
+    fn clear_side_log_bits(&self) {
+        let log_bit = VM::VMObjectModel::GLOBAL_LOG_BIT_SPEC.extract_side_spec();
+        for chunk in self.chunk_map.all_chunks() {
+            log_bit.bzero_metadata(chunk.start(), Chunk::BYTES);
+        }
+    }
+
+    /// Sets the log bits of every chunk of the space (called by plans with side log bits).
+    fn set_side_log_bits(&self) {
+        let log_bit = VM::VMObjectModel::GLOBAL_LOG_BIT_SPEC.extract_side_spec();
+        for chunk in self.chunk_map.all_chunks() {
+            log_bit.bset_metadata(chunk.start(), Chunk::BYTES);
+        }
+    }
 }
 
 impl<VM: VMBinding> PolicyTraceObject<VM> for ShardSweepSpace<VM> {
@@ -219,11 +236,10 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
         let scheduler = args.scheduler.clone();
         let vm_map = args.vm_map;
         let is_discontiguous = args.vmrequest.is_discontiguous();
-        let local_specs = metadata::extract_side_metadata(&[
-            MetadataSpec::OnSide(ChunkMap::ALLOC_TABLE),
-            *VM::VMObjectModel::LOCAL_MARK_BIT_SPEC,
-        ]);
+        // The chunk map's table is global since mmtk 0.33 (one map per space, by space index).
+        let local_specs = metadata::extract_side_metadata(&[*VM::VMObjectModel::LOCAL_MARK_BIT_SPEC]);
         let common = CommonSpace::new(args.into_policy_args(false, false, local_specs));
+        let space_index = common.descriptor.get_index();
         let log_pages = Block::LOG_BYTES - crate::util::constants::LOG_BYTES_IN_PAGE as usize;
         ShardSweepSpace {
             pr: if is_discontiguous {
@@ -232,7 +248,7 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
                 BlockPageResource::new_contiguous(log_pages, common.start, common.extent, vm_map, scheduler.num_workers())
             },
             common,
-            chunk_map: ChunkMap::new(),
+            chunk_map: ChunkMap::new(space_index),
             scheduler,
             settings,
             shared: OnceLock::new(),
@@ -389,10 +405,9 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
             // Every block was swept at the last GC, reading (not clearing) its marks: clear them
             // all now, a chunk's side metadata at a time, as `native_ms` does.
             if let MetadataSpec::OnSide(side) = *VM::VMObjectModel::LOCAL_MARK_BIT_SPEC.as_spec() {
+                // `all_chunks` yields only this space's allocated chunks.
                 for chunk in self.chunk_map.all_chunks() {
-                    if self.chunk_map.get(chunk) == ChunkState::Allocated {
-                        side.bzero_metadata(chunk.start(), Chunk::BYTES);
-                    }
+                    side.bzero_metadata(chunk.start(), Chunk::BYTES);
                 }
             }
         }

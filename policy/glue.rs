@@ -11,12 +11,12 @@ use super::region::Block;
 use crate::mmtk::SFT_MAP;
 use crate::policy::space::Space;
 use crate::util::conversions;
-use crate::util::heap::chunk_map::{Chunk, ChunkState};
+use crate::util::heap::chunk_map::Chunk;
 use crate::util::heap::PageResource;
 use crate::util::linear_scan::Region;
-use crate::util::memory;
+use crate::util::os::{MmapAnnotation, OSMemory, OS};
 use crate::util::{Address, VMThread};
-use crate::vm::{Collection, VMBinding};
+use crate::vm::VMBinding;
 use shardsweep::{Advice, BlockSource, Heap, Madvise, PageBudget};
 use std::cell::Cell;
 use std::ptr::NonNull;
@@ -69,7 +69,7 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
     fn may_poll(&self) -> bool {
         // Relaxed: set/cleared by the GC while mutators are stopped; the stop orders it.
         !self.xin_gc.load(Ordering::Relaxed)
-            && VM::VMCollection::is_collection_enabled()
+            && self.get_gc_trigger().is_collection_enabled()
             && self.common.global_state.is_initialized()
     }
 
@@ -116,12 +116,13 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
                 .ensure_mapped(
                     res.start,
                     res.pages,
-                    self.common.mmap_strategy(),
-                    &memory::MmapAnnotation::Space { name: self.get_name() },
+                    self.common.options.transparent_hugepages_as_huge_page_support(),
+                    self.common.mmap_protection(),
+                    &MmapAnnotation::Space { name: self.get_name() },
                 )
                 .and(self.common.metadata.try_map_metadata_space(res.start, bytes, self.get_name()))
             {
-                memory::handle_mmap_error::<VM>(e, tls, res.start, bytes);
+                OS::handle_mmap_error::<VM>(e, tls);
             }
         };
         if SFT_MAP.get_side_metadata().is_some() {
@@ -133,7 +134,7 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
             drop(lock);
             mmap();
         }
-        self.chunk_map.set(Chunk::from_unaligned_address(res.start), ChunkState::Allocated);
+        self.chunk_map.set_allocated(Chunk::from_unaligned_address(res.start), true);
         // No zeroing here (unlike `Space::acquire`): the core zeroes cells page by page as it
         // hands them out, so untouched pages stay non-resident.
         Some(res.start)

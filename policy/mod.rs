@@ -28,6 +28,13 @@
 //! | Mutator (lazy) | slow path sweeps a bin's unswept blocks before use | -                    | empty blocks → spare list    |
 //! | GC - End       | checks (settings)                      | checks (settings)                   | `flush_all`                  |
 
+#[cfg(feature = "malloc_mark_sweep")]
+compile_error!("features `shardsweep` and `malloc_mark_sweep` both select the MarkSweep plan's space; enable at most one");
+// Refused, not supported: as the non-moving space of other plans the space would need their
+// prepare/release protocol and their log bits, which nothing here tests.
+#[cfg(feature = "marksweep_as_nonmoving")]
+compile_error!("feature `shardsweep` does not support `marksweep_as_nonmoving` (the native MarkSweep space as other plans' non-moving space); enable at most one of the two");
+
 pub mod allocator;
 mod check;
 pub mod global;

@@ -8,14 +8,14 @@
 #
 # Variants (one cargo target dir each under .build/, shared with scripts/test-policy.sh where
 # the settings are the same, so CI never builds the same thing twice):
-#   stock     patched copy WITHOUT the feature = stock mmtk 0.31.0 MarkSweep (64 KiB blocks);
+#   stock     patched copy WITHOUT the feature = stock mmtk 0.33.0 MarkSweep (64 KiB blocks);
 #             also runs MarkCompact, SemiSpace, Immix (--plan)           .build/target-stock
 #   ssNk      copy + --features mmtk/shardsweep, SHARDSWEEP_BLOCK_KIB=N (N = 4, 8, 16, 32, 64,
 #             128, 256); accounting is chosen at run time (SHARDSWEEP_ACCOUNTING) .build/target-ssN
 #   malloc    copy + --features mmtk/malloc_mark_sweep (MarkSweep over libc malloc)
 #                                                                         .build/target-malloc
 #   pristine  the UNMODIFIED crate from cargo's registry (no overlay), to check that `stock`
-#             behaves as pristine mmtk 0.31.0                             .build/target-pristine
+#             behaves as pristine mmtk 0.33.0                             .build/target-pristine
 #
 # Cargo decides what to rebuild. The overlay copy is refreshed file by file (only files whose
 # content changed are rewritten), so an unchanged policy/ does not force a rebuild of mmtk.
@@ -24,7 +24,7 @@
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VM="$ROOT/bindings/synthvm"
-COPY="$ROOT/.build/mmtk-0.31.0-shardsweep"
+COPY="$ROOT/.build/mmtk-0.33.0-shardsweep"
 BIN="${SHARDSWEEP_EXP_BIN_DIR:-$ROOT/.build/bin}"   # where the binaries are cached (CI uses its own)
 ALL="stock ss4k ss16k ss64k malloc pristine"
 
@@ -42,7 +42,7 @@ describe() { # variant -> "target-dir|block-kib|cargo features|mmtk source"
 
 registry_src() {
     local d
-    for d in "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/mmtk-0.31.0; do
+    for d in "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/mmtk-0.33.0; do
         [ -f "$d/Cargo.toml" ] && { echo "$d"; return 0; }
     done
     return 1
@@ -74,7 +74,7 @@ build_one() { # variant
     desc=$(describe "$v") || { echo "build-variants: unknown variant '$v' (known: $ALL, ssNk)" >&2; return 2; }
     IFS='|' read -r dir kib feat src <<<"$desc"
     local path="$COPY"
-    [ "$src" = registry ] && { path=$(registry_src) || { echo "mmtk-0.31.0 not in cargo's registry (run scripts/overlay.sh once)" >&2; return 1; }; }
+    [ "$src" = registry ] && { path=$(registry_src) || { echo "mmtk-0.33.0 not in cargo's registry (run scripts/overlay.sh once)" >&2; return 1; }; }
     local args=(build --release --config "patch.crates-io.mmtk.path=\"$path\"" --target-dir "$ROOT/.build/$dir")
     [ "$feat" != - ] && args+=(--features "$feat")
     local save="$ROOT/.build/synthvm.Cargo.lock.build-variants"

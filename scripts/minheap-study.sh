@@ -7,7 +7,7 @@
 #   scripts/minheap-study.sh --full           # experiments/configs/minheap-full.yaml (threads 1,6,...,48, 11 builds)
 #   scripts/minheap-study.sh --config FILE    # any minheap config, e.g. experiments/configs/minheap-fine.yaml
 #                                             # (the headline builds at 0.25 MiB resolution)
-#   scripts/minheap-study.sh --pristine-check # overlay copy without the feature vs pristine mmtk 0.31.0
+#   scripts/minheap-study.sh --pristine-check # overlay copy without the feature vs pristine mmtk 0.33.0
 # options: --confirm N (the minimum must pass N more times), --resolution MiB (e.g. 0.5),
 #          --out DIR, --no-build (use the binaries in .build/bin as they are), --report (no runs),
 #          --update-results (maintainers: write the committed experiments/results/<name>/)

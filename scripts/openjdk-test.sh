@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# The layout contract with mmtk-openjdk 0.31.0 (bindings/openjdk): the shardsweep allocator and
+# The layout contract with mmtk-openjdk 0.33.0 (bindings/openjdk): the shardsweep allocator and
 # the Rust Mutator must match the C++ mirror in mmtk-openjdk's mmtkMutator.hpp (see
 # bindings/openjdk/README.md). Runs
 #   1. cargo test --release                      (patched mmtk, feature shardsweep: our allocator)
-#   2. cargo test --release --no-default-features (same figures against stock mmtk 0.31.0)
+#   2. cargo test --release --no-default-features (same figures against stock mmtk 0.33.0)
 #   3. cargo +1.83.0 check --all-targets         (mmtk-openjdk's pinned toolchain) when the
 #      toolchain is installed; prints "MSRV check skipped" otherwise.
 #
@@ -13,7 +13,7 @@
 # It builds against its own overlay copy (.build/oj-copy, refreshed file by file from a fresh
 # scripts/overlay.sh run, so unchanged files keep their mtimes and cargo rebuilds only what
 # changed) and its own target dirs, so it never races with other scripts over
-# .build/mmtk-0.31.0-shardsweep. bindings/openjdk/.cargo/config.toml points at that default copy
+# .build/mmtk-0.33.0-shardsweep. bindings/openjdk/.cargo/config.toml points at that default copy
 # for interactive use; here the path is overridden on the command line (the lock file does not
 # record patch paths, so it is unchanged).
 set -euo pipefail
@@ -52,7 +52,7 @@ PATCH=(--config "patch.crates-io.mmtk.path=\"$COPY\"")
 cd "$CRATE"
 echo "== openjdk-test: contract, shardsweep allocator (feature mmtk/shardsweep)"
 cargo test --release --locked "${PATCH[@]}" --target-dir "$TARGET"
-echo "== openjdk-test: contract, stock mmtk 0.31.0 (--no-default-features)"
+echo "== openjdk-test: contract, stock mmtk 0.33.0 (--no-default-features)"
 cargo test --release --locked "${PATCH[@]}" --target-dir "$TARGET" --no-default-features
 
 if [ $MSRV = 1 ]; then

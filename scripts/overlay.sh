@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the patched mmtk copy: stock mmtk =0.31.0 (found through cargo) + our space's files from
+# Builds the patched mmtk copy: stock mmtk =0.33.0 (found through cargo) + our space's files from
 # policy/ under src/policy/marksweepspace/shardsweep/ + the seam patch policy/seam.patch.
 # Idempotent and cache-friendly: the copy is made afresh in a staging dir, then only the files
 # whose content changed are written to the destination (cargo fingerprints path dependencies by
@@ -10,12 +10,12 @@
 # experiments' probe cache, keyed by it, would miss). In its own empty repository the crate
 # reports "unknown-git-version", as the pristine crate in cargo's registry does.
 #
-#   scripts/overlay.sh            # -> .build/mmtk-0.31.0-shardsweep/
+#   scripts/overlay.sh            # -> .build/mmtk-0.33.0-shardsweep/
 #   OVERLAY_DEST=/path scripts/overlay.sh
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-VERSION="0.31.0"
+VERSION="0.33.0"
 DEST="${OVERLAY_DEST:-$ROOT/.build/mmtk-$VERSION-shardsweep}"
 POLICY="$ROOT/policy"
 SPACE_FILES=(mod.rs global.rs region.rs glue.rs allocator.rs sweep.rs settings.rs work.rs check.rs purge.rs report.rs)

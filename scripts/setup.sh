@@ -8,7 +8,7 @@
 #                             #   (skipped with SHARDSWEEP_MIRI=0, or when there is no nightly)
 #
 # What a first run downloads (later runs are offline): PyYAML and matplotlib (pip) if missing;
-# crates.io crates for the core, synthvm and mmtk 0.31.0 (cargo, on the first build); with
+# crates.io crates for the core, synthvm and mmtk 0.33.0 (cargo, on the first build); with
 # --test also the miri and rust-src components (rustup), mmtk-openjdk's crates, and the lusearch
 # stand-in's Maven dependencies (Lucene).
 set -euo pipefail

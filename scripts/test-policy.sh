@@ -25,7 +25,7 @@
 # invalid settings refused.
 #
 # Builds go to their own copy (.build/pol-copy) and target dirs (.build/pol-*), so they never
-# race with scripts/build-variants.sh over .build/mmtk-0.31.0-shardsweep or .build/target-*.
+# race with scripts/build-variants.sh over .build/mmtk-0.33.0-shardsweep or .build/target-*.
 # synthvm's files are not edited: the build passes [patch.crates-io] on the command line and
 # restores synthvm's Cargo.lock afterwards (cargo rewrites it for the patched source).
 set -uo pipefail
@@ -335,6 +335,21 @@ for c in "stock MarkSweep:$STOCK:MarkSweep:no shardsweep space" "ss64k MarkCompa
     out=$(SHARDSWEEP_ACCOUNTING=block timeout 120 "$bin" --plan "$plan" --size small lusearch 2>&1); rc=$?
     n=$(grep -c "ignored SHARDSWEEP_ACCOUNTING=block: .*$msg" <<<"$out")
     if [ $rc = 0 ] && [ "$n" = 1 ]; then ok "ignored setting reported: $name"; else bad "ignored setting: $name (rc=$rc, $n notes)" "$out"; fi
+done
+
+echo "== combinations the space refuses fail the build, naming the features (cargo check)"
+# marksweep_as_nonmoving (native_ms as other plans' non-moving space) is refused, not supported
+# (policy/mod.rs); malloc_mark_sweep selects another MarkSweep space.
+for c in "marksweep_as_nonmoving:does not support \`marksweep_as_nonmoving\`" "malloc_mark_sweep:\`shardsweep\` and \`malloc_mark_sweep\` both select"; do
+    feat=${c%%:*}; msg=${c#*:}
+    out=$(cd "$VM" && cargo check --quiet --config "patch.crates-io.mmtk.path=\"$COPY\"" \
+        --target-dir "$ROOT/.build/pol-refused" --features "mmtk/shardsweep,mmtk/$feat" 2>&1); rc=$?
+    cp "$ROOT/.build/pol-synthvm.Cargo.lock.orig" "$VM/Cargo.lock" 2>/dev/null
+    if [ $rc != 0 ] && grep -q "error: feature.*$msg\|error: features.*$msg" <<<"$out"; then
+        ok "shardsweep + $feat refused at build time"
+    else
+        bad "shardsweep + $feat: rc=$rc, expected a compile_error naming both features" "$out"
+    fi
 done
 
 echo "$pass passed, $fail failed ($(( $(date +%s) - T0 )) s)"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Every test of the project, from a fresh clone: the core, the synthvm binding, the MMTk space
-# (through a patched copy of mmtk 0.31.0 that scripts/overlay.sh makes), and the CI-sized
+# (through a patched copy of mmtk 0.33.0 that scripts/overlay.sh makes), and the CI-sized
 # experiment. This is the README's test command and what .ci/run runs. Each suite's wall time
 # is printed after it, and a summary at the end.
 set -euo pipefail
@@ -18,18 +18,18 @@ suite setup scripts/setup.sh --test
 suite core scripts/test-core.sh
 scripts/overlay.sh   # the patched mmtk copy every binding builds against (unchanged files kept)
 if [ -f bindings/synthvm/Cargo.toml ]; then
-  printf '\n== synthvm (stock mmtk 0.31.0 behaviour: the copy without the feature)\n'
+  printf '\n== synthvm (stock mmtk 0.33.0 behaviour: the copy without the feature)\n'
   # Same target dir as the stock build of the experiments (build-variants.sh stock).
   suite synthvm bash -c 'cd bindings/synthvm && cargo test --release --target-dir ../../.build/target-stock'
 fi
 if [ -x scripts/test-policy.sh ]; then
-  printf '\n== policy (shardsweep space inside mmtk 0.31.0)\n'
+  printf '\n== policy (shardsweep space inside mmtk 0.33.0)\n'
   # --full: the whole matrix (blocks 4/16/64/256 KiB x page/block x 1/8/48 threads),
   # ~3 minutes more than the subset on 2 idle cores.
   suite policy scripts/test-policy.sh --full
 fi
 if [ -x scripts/openjdk-test.sh ]; then
-  printf '\n== bindings/openjdk (layout contract with mmtk-openjdk 0.31.0; MSRV 1.83 when installed)\n'
+  printf '\n== bindings/openjdk (layout contract with mmtk-openjdk 0.33.0; MSRV 1.83 when installed)\n'
   suite openjdk scripts/openjdk-test.sh
 fi
 if [ -x scripts/openjdk-standin-test.sh ]; then

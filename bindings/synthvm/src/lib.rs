@@ -1,4 +1,4 @@
-//! synthvm: a small, complete MMTk 0.31 VM binding running deterministic, multi-threaded GC
+//! synthvm: a small, complete MMTk 0.33 VM binding running deterministic, multi-threaded GC
 //! workloads under every MMTk plan.  See README.md.
 
 pub mod cli;
@@ -313,7 +313,7 @@ mutator objects bytes classes classes_per_MiB_mean classes_per_MiB_max windows s
         j,
         "{{\"synthvm\":{{\"status\":\"PASSED\",\"workload\":{},\"size\":{},\"seed\":{},\"threads\":{},\"iterations\":{},\
 \"plan\":{},\"heap_mib\":{},\"heap_bytes\":{},\"gc_threads\":{},\"verify\":{},\"features\":[{}],\"shardsweep_block_kib\":{},\
-\"mmtk_version\":\"0.31.0\",\"total_ms\":{:.3},\"boot_ms\":{:.3},\"mutator_ms\":{:.3},\"gc_ms\":{:.3},\"gc_count\":{},\
+\"mmtk_version\":\"0.33.0\",\"total_ms\":{:.3},\"boot_ms\":{:.3},\"mutator_ms\":{:.3},\"gc_ms\":{:.3},\"gc_count\":{},\
 \"last_iteration_ms\":{:.3},\"last_iteration_mutator_ms\":{:.3},\"last_iteration_gc_ms\":{:.3},\"last_iteration_gc_count\":{},\
 \"peak_used_bytes\":{},\"peak_used_pages\":{},\"peak_used_bytes_before_gc\":{},\"final_used_bytes\":{},\"page_bytes\":4096,\
 \"peak_rss_kib\":{},\"allocations\":{},\"allocated_bytes\":{},\"last_iteration_allocations\":{},\"allocations_per_sec_per_thread\":{:.0},\

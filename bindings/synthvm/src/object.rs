@@ -159,7 +159,7 @@ pub fn ref_slot(o: ObjectReference, i: usize) -> Address {
     o.to_raw_address() + HEADER_BYTES + i * 8
 }
 
-/// Load reference field `i` (no read barrier is needed by any MMTk 0.31 plan).
+/// Load reference field `i` (no read barrier is needed by any MMTk 0.33 plan).
 #[inline(always)]
 pub fn load_ref(o: ObjectReference, i: usize) -> Option<ObjectReference> {
     let a = unsafe { ref_slot(o, i).load::<Address>() };
