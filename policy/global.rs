@@ -238,8 +238,12 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
         let is_discontiguous = args.vmrequest.is_discontiguous();
         // The chunk map's table is global since mmtk 0.33 (one map per space, by space index).
         let local_specs = metadata::extract_side_metadata(&[*VM::VMObjectModel::LOCAL_MARK_BIT_SPEC]);
-        let common = CommonSpace::new(args.into_policy_args(false, false, local_specs));
+        let max_heap_pages = args.gc_trigger.policy.get_max_heap_size_in_pages();
+        let mut common = CommonSpace::new(args.into_policy_args(false, false, local_specs));
         let space_index = common.descriptor.get_index();
+        if common.contiguous {
+            common.extent = Self::virtual_extent(common.extent, max_heap_pages);
+        }
         let log_pages = Block::LOG_BYTES - crate::util::constants::LOG_BYTES_IN_PAGE as usize;
         ShardSweepSpace {
             pr: if is_discontiguous {
@@ -264,6 +268,28 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
             released: Mutex::new(Vec::new()),
             gcs: AtomicUsize::new(0),
         }
+    }
+
+    /// The address range a contiguous space of this kind may need (64-bit layouts).
+    ///
+    /// Since mmtk 0.33 a contiguous space reserves only twice the maximum heap size
+    /// (`CommonSpace::estimate_reasonable_contiguous_extent`, at least two chunks), and `Map64`
+    /// panics when a space's free list cannot grow past it. That bound suits spaces whose blocks
+    /// are all charged to the heap in full. Here a block is charged per page: a block holds at
+    /// least one charged page (its header) while it is not back in the page resource, so the
+    /// blocks in use are at most the heap's pages, and the blocks' address range is at most the
+    /// heap size times the pages per block. Twice that, as `native_ms` gets twice the heap (for
+    /// chunk granularity and blocks waiting in the page resource's release queues); never more
+    /// than the layout's space extent. Only address space: the range is mapped chunk by chunk
+    /// as blocks are taken, and the heap limit still bounds what is charged (resident).
+    fn virtual_extent(extent: usize, max_heap_pages: usize) -> usize {
+        use crate::util::conversions::raw_align_up;
+        use crate::util::heap::layout::vm_layout::{vm_layout, BYTES_IN_CHUNK};
+        let wanted = max_heap_pages
+            .saturating_mul(Block::BYTES)
+            .saturating_mul(2)
+            .min(vm_layout().max_space_extent());
+        extent.max(raw_align_up(wanted, BYTES_IN_CHUNK).min(vm_layout().max_space_extent()))
     }
 
     /// The core instance over this space (created on first use and leaked: heaps and blocks
