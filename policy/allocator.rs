@@ -1,7 +1,8 @@
-//! The shardsweep allocator: one per mutator, in the slot of the MarkSweep plan's
-//! `FreeListAllocator` (`util/alloc/allocators.rs`). It owns a boxed core [`Heap`]; the struct
-//! itself has the stock allocator's size and `#[repr(C)]` prefix (`tls`, `space`, `context`), so
-//! bindings that mirror `Allocators` in C++ (mmtk-openjdk) keep working.
+//! The shardsweep allocator: one per mutator, in the MarkSweep plan's free-list slot
+//! (`AllocatorSelector::FreeList`, `util/alloc/allocators.rs`; chosen by the seam in
+//! `marksweepspace/mod.rs`). It owns a boxed core [`Heap`]; the struct itself has the stock
+//! `FreeListAllocator`'s size (asserted at compile time) and `#[repr(C)]` prefix (`tls`,
+//! `space`, `context`), so bindings that mirror `Allocators` in C++ (mmtk-openjdk) keep working.
 
 use super::global::ShardSweepSpace;
 use super::glue::{self, Failure};

@@ -47,6 +47,17 @@ fn mutator_works_after_the_jvm_copies_it() {
     let m: &mut Mutator<VM> = unsafe { &mut *(field.0.as_mut_ptr() as *mut Mutator<VM>) };
     assert_eq!(m.mutator_tls, tls);
 
+    // The allocator in free-list slot 0 is the one under test: under feature `shardsweep` the
+    // shardsweep allocator (its own type, not mmtk's `FreeListAllocator`), stock otherwise.
+    // SAFETY: `sel` is the plan's default allocator, initialised by `bind_mutator`.
+    let a = unsafe { m.allocator(sel) };
+    let stock = a.downcast_ref::<mmtk::util::alloc::FreeListAllocator<VM>>().is_some();
+    assert_eq!(stock, !cfg!(feature = "shardsweep"), "free-list slot 0 holds the stock allocator: {stock}");
+    if cfg!(feature = "shardsweep") {
+        // The space's largest object: block/8 (8 KiB with the default 64 KiB blocks).
+        assert!(max_non_los <= 32 << 10, "max_non_los_default_alloc_bytes = {max_non_los}");
+    }
+
     // Allocate through the copy as MMTkMutatorContext::alloc does (align HeapWordSize, offset 0,
     // sizes >= max_non_los to the LOS), write every byte, then check nothing overlaps.
     let mut objs: Vec<(usize, usize)> = Vec::new();
