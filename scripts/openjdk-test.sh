@@ -4,10 +4,10 @@
 # bindings/openjdk/README.md). Runs
 #   1. cargo test --release                      (patched mmtk, feature shardsweep: our allocator)
 #   2. cargo test --release --no-default-features (same figures against stock mmtk 0.33.0)
-#   3. cargo +1.83.0 check --all-targets         (mmtk-openjdk's pinned toolchain) when the
+#   3. cargo +1.84.0 check --all-targets         (mmtk 0.33.0's rust-version) when the
 #      toolchain is installed; prints "MSRV check skipped" otherwise.
 #
-#   scripts/openjdk-test.sh            # ~4 min cold on 2 idle cores (+~2 min with 1.83.0), seconds warm
+#   scripts/openjdk-test.sh            # ~4 min cold on 2 idle cores (+~2 min with 1.84.0), seconds warm
 #   scripts/openjdk-test.sh --no-msrv
 #
 # It builds against its own overlay copy (.build/oj-copy, refreshed file by file from a fresh
@@ -57,11 +57,11 @@ cargo test --release --locked "${PATCH[@]}" --target-dir "$TARGET" --no-default-
 
 if [ $MSRV = 1 ]; then
     if rustup toolchain list 2>/dev/null | grep -q '^1\.83\.0'; then
-        echo "== openjdk-test: MSRV, cargo +1.83.0 check --all-targets"
-        cargo +1.83.0 check --all-targets --locked "${PATCH[@]}" --target-dir "$TARGET-msrv"
-        echo "openjdk-test: MSRV 1.83.0 ok"
+        echo "== openjdk-test: MSRV, cargo +1.84.0 check --all-targets"
+        cargo +1.84.0 check --all-targets --locked "${PATCH[@]}" --target-dir "$TARGET-msrv"
+        echo "openjdk-test: MSRV 1.84.0 ok"
     else
-        echo "openjdk-test: MSRV check skipped (toolchain 1.83.0 not installed: rustup toolchain install 1.83.0 --profile minimal)"
+        echo "openjdk-test: MSRV check skipped (toolchain 1.84.0 not installed: rustup toolchain install 1.84.0 --profile minimal)"
     fi
 fi
 echo "openjdk-test: PASSED in $(( $(date +%s) - T0 )) s"

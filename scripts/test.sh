@@ -29,7 +29,7 @@ if [ -x scripts/test-policy.sh ]; then
   suite policy scripts/test-policy.sh --full
 fi
 if [ -x scripts/openjdk-test.sh ]; then
-  printf '\n== bindings/openjdk (layout contract with mmtk-openjdk 0.33.0; MSRV 1.83 when installed)\n'
+  printf '\n== bindings/openjdk (layout contract with mmtk-openjdk 0.33.0; MSRV 1.84 when installed)\n'
   suite openjdk scripts/openjdk-test.sh
 fi
 if [ -x scripts/openjdk-standin-test.sh ]; then

@@ -1,4 +1,10 @@
-//! The layout contract between the shardsweep-patched `mmtk` 0.31.0 and mmtk-openjdk 0.31.0.
+//! The layout contract between the shardsweep-patched `mmtk` 0.33.0 and mmtk-openjdk 0.33.
+//!
+//! The figures are those of mmtk-core 0.33.0's Rust types (what any binding of 0.33.0 must
+//! mirror), checked against mmtk-openjdk's C++ mirror at the newest commit this project could
+//! read, `e350a01` (master, 2025-09-22, which tracks mmtk-core after 0.31 and already has the
+//! 0.33 layout: two Immix allocators). README.md says which tags a user builds and what was not
+//! checked.
 //!
 //! mmtk-openjdk's C++ half keeps a hand-written mirror of MMTk's Rust `Mutator` in
 //! `openjdk/mmtkMutator.hpp` (struct `MMTkMutatorContext`, which embeds `Allocators`, which
@@ -7,8 +13,9 @@
 //!
 //! 1. `MMTkMutatorContext::bind` (`openjdk/mmtkMutator.cpp`, lines 8–14) refuses to start
 //!    ("Unmatched free list allocator size") unless the Rust static `FREE_LIST_ALLOCATOR_SIZE`
-//!    (`mmtk/src/lib.rs` line 139: `size_of::<mmtk::util::alloc::FreeListAllocator<OpenJDK<false>>>()`)
-//!    equals the C++ `sizeof(FreeListAllocator)`;
+//!    (`mmtk/src/lib.rs` line 139: `size_of::<mmtk::util::alloc::FreeListAllocator<OpenJDK<false>>>()`,
+//!    mmtk's own stock type) equals the C++ `sizeof(FreeListAllocator)`; our allocator, in the
+//!    free-list slots under its own name, has that size by a compile-time assertion;
 //! 2. the same function then copies the whole Rust `Mutator` **by value** (`sizeof(MMTkMutatorContext)`
 //!    bytes) out of the `Box` that `bind_mutator` returns into the `Thread`'s own field
 //!    `third_party_heap_mutator`, and every later call into Rust passes the address of that copy.
@@ -27,7 +34,8 @@
 
 pub mod dummy;
 
-/// What mmtk-openjdk 0.31.0's C++ mirror (`openjdk/mmtkMutator.hpp`) expects on x86-64.
+/// What mmtk-openjdk's C++ mirror (`openjdk/mmtkMutator.hpp` at `e350a01`, the layout of
+/// mmtk-core 0.33.0) expects on x86-64.
 ///
 /// Each figure follows from the struct text (every member is a pointer-sized word, a 16-byte
 /// `RustDynPtr {data, vtable}`, or a byte) with the LP64 C++ ABI; they were also printed with
@@ -57,27 +65,30 @@ pub mod expected {
     /// `struct MarkCompactAllocator` (lines 88–90): one `BumpAllocator`.
     pub const MARK_COMPACT_ALLOCATOR_SIZE: usize = 48;
 
-    /// `struct Allocators` (lines 92–99): 6 bump, 2 large-object, 1 malloc, 1 Immix,
+    /// `MAX_IMMIX_ALLOCATORS` (line 25): 2 in mmtk-core 0.33.0 (1 in 0.31.0).
+    pub const MAX_IMMIX_ALLOCATORS: usize = 2;
+
+    /// `struct Allocators` (lines 92–99): 6 bump, 2 large-object, 1 malloc, 2 Immix,
     /// 2 free-list, 1 mark-compact allocators, in that order.
     pub const ALLOCATORS_BUMP_POINTER_OFFSET: usize = 0;
     pub const ALLOCATORS_LARGE_OBJECT_OFFSET: usize = 6 * BUMP_ALLOCATOR_SIZE; // 288
     pub const ALLOCATORS_MALLOC_OFFSET: usize =
         ALLOCATORS_LARGE_OBJECT_OFFSET + 2 * LARGE_OBJECT_ALLOCATOR_SIZE; // 336
     pub const ALLOCATORS_IMMIX_OFFSET: usize = ALLOCATORS_MALLOC_OFFSET + MALLOC_ALLOCATOR_SIZE; // 360
-    pub const ALLOCATORS_FREE_LIST_OFFSET: usize = ALLOCATORS_IMMIX_OFFSET + IMMIX_ALLOCATOR_SIZE; // 448
+    pub const ALLOCATORS_FREE_LIST_OFFSET: usize = ALLOCATORS_IMMIX_OFFSET + MAX_IMMIX_ALLOCATORS * IMMIX_ALLOCATOR_SIZE; // 536
     pub const ALLOCATORS_MARK_COMPACT_OFFSET: usize =
-        ALLOCATORS_FREE_LIST_OFFSET + MAX_FREE_LIST_ALLOCATORS * FREE_LIST_ALLOCATOR_SIZE; // 560
-    pub const ALLOCATORS_SIZE: usize = ALLOCATORS_MARK_COMPACT_OFFSET + MARK_COMPACT_ALLOCATOR_SIZE; // 608
+        ALLOCATORS_FREE_LIST_OFFSET + MAX_FREE_LIST_ALLOCATORS * FREE_LIST_ALLOCATOR_SIZE; // 648
+    pub const ALLOCATORS_SIZE: usize = ALLOCATORS_MARK_COMPACT_OFFSET + MARK_COMPACT_ALLOCATOR_SIZE; // 696
 
     /// `struct MMTkMutatorContext` (lines 108–114): `Allocators allocators`,
     /// `RustDynPtr barrier`, `void* mutator_tls`, `RustDynPtr plan`, `MutatorConfig config`
     /// (`MutatorConfig`, lines 101–106: two words and two `RustDynPtr` = 48 bytes).
     pub const MUTATOR_ALLOCATORS_OFFSET: usize = 0;
-    pub const MUTATOR_BARRIER_OFFSET: usize = ALLOCATORS_SIZE; // 608
-    pub const MUTATOR_MUTATOR_TLS_OFFSET: usize = MUTATOR_BARRIER_OFFSET + 16; // 624
-    pub const MUTATOR_PLAN_OFFSET: usize = MUTATOR_MUTATOR_TLS_OFFSET + 8; // 632
-    pub const MUTATOR_CONFIG_OFFSET: usize = MUTATOR_PLAN_OFFSET + 16; // 648
-    pub const MUTATOR_SIZE: usize = MUTATOR_CONFIG_OFFSET + 48; // 696
+    pub const MUTATOR_BARRIER_OFFSET: usize = ALLOCATORS_SIZE; // 696
+    pub const MUTATOR_MUTATOR_TLS_OFFSET: usize = MUTATOR_BARRIER_OFFSET + 16; // 712
+    pub const MUTATOR_PLAN_OFFSET: usize = MUTATOR_MUTATOR_TLS_OFFSET + 8; // 720
+    pub const MUTATOR_CONFIG_OFFSET: usize = MUTATOR_PLAN_OFFSET + 16; // 736
+    pub const MUTATOR_SIZE: usize = MUTATOR_CONFIG_OFFSET + 48; // 784
 
     /// Offset of free-list allocator `i` from the start of the mutator (what
     /// `Mutator::get_allocator_base_offset(AllocatorSelector::FreeList(i))` must return).
@@ -93,9 +104,10 @@ pub mod expected {
     pub const TAG_FREE_LIST: u8 = 5;
 
     // The figures are consistent with the text of the header.
-    const _: () = assert!(ALLOCATORS_FREE_LIST_OFFSET == 448);
-    const _: () = assert!(ALLOCATORS_SIZE == 608);
-    const _: () = assert!(MUTATOR_SIZE == 696);
+    // g++ 12.2 printed the same with sizeof/offsetof on the header at e350a01.
+    const _: () = assert!(ALLOCATORS_FREE_LIST_OFFSET == 536);
+    const _: () = assert!(ALLOCATORS_SIZE == 696);
+    const _: () = assert!(MUTATOR_SIZE == 784);
 }
 
 /// The raw bytes of an `AllocatorSelector` as the C++ side sees them (`{tag, index}`).

@@ -1,4 +1,4 @@
-//! The mutator-visible layout of the (patched) mmtk 0.31.0 against mmtk-openjdk 0.31.0's C++
+//! The mutator-visible layout of the (patched) mmtk 0.33.0 against mmtk-openjdk's C++
 //! mirror (`openjdk/mmtkMutator.hpp`). The expected figures and where they come from:
 //! `contract/lib.rs` (`expected`) and README.md.
 
