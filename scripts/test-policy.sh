@@ -24,8 +24,11 @@
 # in a row: pass or out of memory, a timeout fails);
 # invalid settings refused.
 #
-# Builds go to their own copy (.build/pol-copy) and target dirs (.build/pol-*), so they never
-# race with scripts/build-variants.sh over .build/mmtk-0.33.0-shardsweep or .build/target-*.
+# Builds whose settings the experiments share (stock, and shardsweep at every block size but the
+# sanity one) go through scripts/build-variants.sh: its target dirs (.build/target-*), so CI
+# never builds the same thing twice, and its progress lines every 30 s; their binaries are
+# copied to .build/pol-bin. The two builds only the tests need (the sanity build and the vo_bit
+# build) use their own copy (.build/pol-copy) and target dirs (.build/pol-*).
 # synthvm's files are not edited: the build passes [patch.crates-io] on the command line and
 # restores synthvm's Cargo.lock afterwards (cargo rewrites it for the patched source).
 set -uo pipefail
@@ -70,9 +73,19 @@ refresh_copy() {
 build() { # build TARGET_DIR [cargo args...]
     local dir=$1; shift
     cp "$VM/Cargo.lock" "$ROOT/.build/pol-synthvm.Cargo.lock.orig"
-    local log="$ROOT/.build/pol-build.log"
-    (cd "$VM" && cargo build --release --quiet \
-        --config "patch.crates-io.mmtk.path=\"$COPY\"" --target-dir "$dir" "$@" >"$log" 2>&1)
+    local log="$ROOT/.build/pol-build.log" t0=$SECONDS
+    (cd "$VM" && cargo build --release \
+        --config "patch.crates-io.mmtk.path=\"$COPY\"" --target-dir "$dir" "$@" >"$log" 2>&1) &
+    local pid=$! next=$((SECONDS + 30))
+    # A cold build takes minutes on 2 cores: say every 30 s how far it is.
+    while kill -0 $pid 2>/dev/null; do
+        sleep 1
+        if [ $SECONDS -ge $next ]; then
+            echo "   still building $(basename "$dir") ($((SECONDS - t0)) s, $(grep -c '^ *Compiling' "$log") crates compiled)"
+            next=$((SECONDS + 30))
+        fi
+    done
+    wait $pid
     local rc=$?
     grep -E '^(error|warning: unused)' -A8 "$log"
     cp "$ROOT/.build/pol-synthvm.Cargo.lock.orig" "$VM/Cargo.lock"
@@ -110,28 +123,29 @@ run() { # run NAME BIN [args...]   (env CHECKS=0 for runs without the space's ch
 mkdir -p "$ROOT/.build"
 SANITY_KIB=4
 if [ $BUILD = 1 ]; then
+    vars="stock"
+    for kib in $BLOCKS; do [ "$kib" = "$SANITY_KIB" ] || vars="$vars ss${kib}k"; done
+    echo "== build stock baseline and shardsweep ($vars) with scripts/build-variants.sh"
+    SHARDSWEEP_EXP_BIN_DIR="$ROOT/.build/pol-bin" "$ROOT/scripts/build-variants.sh" $vars || exit 1
     refresh_copy || exit 1
-    echo "== build stock baseline (copy without the feature)"
-    build "$ROOT/.build/pol-stock" || exit 1
-    for kib in $BLOCKS; do
-        feats=mmtk/shardsweep
-        [ "$kib" = "$SANITY_KIB" ] && feats=mmtk/shardsweep,mmtk/sanity
-        echo "== build shardsweep, $kib KiB blocks ($feats)"
-        SHARDSWEEP_BLOCK_KIB=$kib build "$ROOT/.build/pol-ss$kib" --features "$feats" || exit 1
-    done
+    echo "== build shardsweep, $SANITY_KIB KiB blocks, sanity (mmtk/shardsweep,mmtk/sanity)"
+    SHARDSWEEP_BLOCK_KIB=$SANITY_KIB build "$ROOT/.build/pol-ss$SANITY_KIB" --features mmtk/shardsweep,mmtk/sanity || exit 1
     echo "== build shardsweep, 64 KiB blocks, vo_bit"
     SHARDSWEEP_BLOCK_KIB=64 build "$ROOT/.build/pol-ss64-vobit" --features mmtk/shardsweep,mmtk/vo_bit || exit 1
     echo "== builds done in $(( $(date +%s) - T0 )) s"
 fi
-SS64="$ROOT/.build/pol-ss64/release/synthvm"
-STOCK="$ROOT/.build/pol-stock/release/synthvm"
+bin_of() { # bin_of KIB: the shardsweep binary with KIB blocks (the sanity build for SANITY_KIB)
+    if [ "$1" = "$SANITY_KIB" ]; then echo "$ROOT/.build/pol-ss$1/release/synthvm"; else echo "$ROOT/.build/pol-bin/synthvm-ss$1k"; fi
+}
+SS64=$(bin_of 64)
+STOCK="$ROOT/.build/pol-bin/synthvm-stock"
 
 echo "== stock MarkSweep baseline"
 CHECKS=0 run "stock t8 lusearch" "$STOCK" --plan MarkSweep -t 8 --size small --verify --heap 16 lusearch
 
 echo "== eager sweeping (4 KiB blocks: with a sanity GC after every GC)"
 for kib in $BLOCKS; do
-    bin="$ROOT/.build/pol-ss$kib/release/synthvm"
+    bin=$(bin_of "$kib")
     for acc in $ACCOUNTING; do
         for t in $THREADS; do
             for w in $WORKLOADS; do
@@ -295,7 +309,7 @@ if [ $rc = 0 ] && grep -q PASSED <<<"$out"; then ok "hog t8 at 20 MiB passes"; e
 echo "== low-heap sweep: pass or out of memory, never a spin (GC-overhead limit off)"
 lowheap() { # lowheap KIB THREADS SIZE FROM_KIB STEP_KIB: up from FROM until two passes in a row
     local kib=$1 t=$2 size=$3 h=$4 passes=0 ooms=0 streak=0 n=0 others="" slowest=0 s ms out rc
-    local bin="$ROOT/.build/pol-ss$kib/release/synthvm"
+    local bin; bin=$(bin_of "$kib")
     while [ $streak -lt 2 ] && [ $n -lt 48 ]; do
         s=$(date +%s%N)
         out=$(SYNTHVM_GC_OVERHEAD_LIMIT=0 timeout 120 "$bin" --plan MarkSweep -t "$t" --size "$size" --heap "${h}K" lusearch 2>&1); rc=$?
