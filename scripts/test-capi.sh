@@ -63,5 +63,15 @@ for profile in release debug; do
   LD_PRELOAD=$L sort --parallel=4 -S 50M "$W/in.txt" | sha256sum >"$W/sort.out"
   cmp "$W/sort.out" "$W/sort.expected" || fail "sort output differs"
   passed=$((passed + 1))
+
+  step "capi ($profile): purge delays 0 and 1000 ms run sort alike; an invalid delay is one line, exit 2"
+  for d in 0 1000; do
+    SHARDSWEEP_PURGE_DELAY_MS=$d LD_PRELOAD=$L sort --parallel=4 -S 50M "$W/in.txt" | sha256sum >"$W/sort.out"
+    cmp "$W/sort.out" "$W/sort.expected" || fail "sort output differs with SHARDSWEEP_PURGE_DELAY_MS=$d"
+  done
+  rc=0; err=$(SHARDSWEEP_PURGE_DELAY_MS=soon LD_PRELOAD=$L sort "$W/in.txt" 2>&1 >/dev/null) || rc=$?
+  [ "$rc" = 2 ] && [ "$(wc -l <<<"$err")" = 1 ] && grep -q "SHARDSWEEP_PURGE_DELAY_MS=soon: invalid delay: valid values are 0" <<<"$err" \
+    || fail "invalid SHARDSWEEP_PURGE_DELAY_MS: rc=$rc, stderr: $err"
+  passed=$((passed + 1))
 done
 echo "$passed passed, 0 failed"

@@ -43,6 +43,8 @@ pub mod os;
 #[cfg(not(loom))]
 pub mod page_mask;
 #[cfg(not(loom))]
+pub mod purge_delay;
+#[cfg(not(loom))]
 pub mod shared;
 #[cfg(not(loom))]
 pub mod size_class;

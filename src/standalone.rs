@@ -12,7 +12,9 @@ use crate::budget::{Accounting, CountingBudget};
 use crate::config::{BLOCK_BYTES, PAGE_BYTES};
 use crate::heap::{free_remote, Heap};
 use crate::large_cache::LargeCache;
-use crate::os::{map_aligned, unmap, Advice, BlockSource, Madvise};
+use crate::budget::PageBudget;
+use crate::os::{map_aligned, unmap, Advice, BlockSource, Madvise, OsMemory};
+use crate::purge_delay::{now_ms, purge_delay_ms, RetiredBlocks};
 use crate::shared::{Settings, Shared};
 use crate::size_class::bin_for_aligned;
 use crate::sync::{AtomicUsize, Ordering};
@@ -34,11 +36,16 @@ pub struct ArenaSource {
     bytes: usize,
     /// Bytes actually reserved (set once, with the base).
     xreserved: AtomicUsize,
+    /// Blocks whose pages were dropped.
     released: BlockStack,
+    /// Empty blocks kept resident until reused or purged (`purge_delay.rs`), when the arena
+    /// keeps them: the budget and OS interface their pages are dropped with.
+    retired: RetiredBlocks,
+    keeper: Option<(&'static dyn PageBudget, &'static dyn OsMemory)>,
 }
 
 impl ArenaSource {
-    /// An arena of `bytes` (reserved on first use).
+    /// An arena of `bytes` (reserved on first use) that takes back dropped blocks only.
     pub const fn new(bytes: usize) -> ArenaSource {
         ArenaSource {
             xbase: AtomicUsize::new(0),
@@ -46,6 +53,39 @@ impl ArenaSource {
             bytes,
             xreserved: AtomicUsize::new(0),
             released: BlockStack::new(),
+            retired: RetiredBlocks::new(),
+            keeper: None,
+        }
+    }
+
+    /// An arena that also keeps empty blocks resident (their pages counted by `budget`) for
+    /// `SHARDSWEEP_PURGE_DELAY_MS` before dropping them with `os` (`purge_delay.rs`).
+    pub const fn keeping(
+        bytes: usize,
+        budget: &'static dyn PageBudget,
+        os: &'static dyn OsMemory,
+    ) -> ArenaSource {
+        let mut a = ArenaSource::new(bytes);
+        a.keeper = Some((budget, os));
+        a
+    }
+
+    /// Empty blocks kept resident now (a hint under concurrency).
+    pub fn kept_blocks(&self) -> usize {
+        self.retired.kept()
+    }
+
+    /// Drops the kept blocks that have waited out the delay (called on the slow path that takes
+    /// a block). Work: a clock read, and after each delay the blocks kept.
+    fn purge_if_due(&self) {
+        if let Some((budget, os)) = self.keeper {
+            if self.retired.kept() == 0 {
+                return;
+            }
+            self.retired.rotate_if_due(now_ms(), purge_delay_ms(), budget, os, &mut |b| {
+                // SAFETY: dropped (its header reads as zero now) and ours alone.
+                unsafe { self.released.push(b) }
+            });
         }
     }
 
@@ -107,6 +147,10 @@ impl ArenaSource {
 
 // SAFETY: blocks are disjoint, block-aligned slices of one mapping that is never unmapped.
 unsafe impl BlockSource for ArenaSource {
+    fn acquire_resident_block(&self) -> Option<NonNull<u8>> {
+        self.purge_if_due();
+        self.retired.take().and_then(|b| NonNull::new(b as *mut u8))
+    }
     fn acquire_block(&self) -> Option<(NonNull<u8>, bool)> {
         if let Some(b) = self.released.pop() {
             // Its header page holds the stack link: not all zero.
@@ -122,18 +166,45 @@ unsafe impl BlockSource for ArenaSource {
         NonNull::new((base + off) as *mut u8).map(|p| (p, true))
     }
     unsafe fn release_block(&self, block: NonNull<u8>) {
-        // SAFETY: the block came from this arena and its header is dead; the stack link goes in
-        // its first bytes.
-        unsafe { self.released.push(block.as_ptr() as *mut Block) };
+        let b = block.as_ptr() as *mut Block;
+        // SAFETY: the block came from this arena, retired (pages kept) or dropped; the stack
+        // link is its own header word (`xstack_next`), apart from the retired fields.
+        unsafe {
+            if self.keeper.is_some() && !Block::retired_resident(b).is_empty() {
+                self.retired.keep(b);
+                self.purge_if_due();
+            } else {
+                self.released.push(b);
+            }
+        }
     }
 }
 
-static LARGE: LargeCache = LargeCache::new();
-static ARENA: ArenaSource = ArenaSource::new(ARENA_BYTES);
-static BUDGET: CountingBudget = CountingBudget::unlimited();
-static OS: Madvise = Madvise {
+/// The standalone OS interface: `madvise(MADV_DONTNEED)`, and empty blocks are kept resident
+/// for the purge delay (`SHARDSWEEP_PURGE_DELAY_MS`, 0 = dropped at once).
+pub struct StandaloneOs;
+
+impl OsMemory for StandaloneOs {
+    unsafe fn release_pages(&self, addr: *mut u8, len: usize) {
+        // SAFETY: forwarded contract.
+        unsafe { DONTNEED.release_pages(addr, len) }
+    }
+    fn released_pages_are_zero(&self) -> bool {
+        DONTNEED.released_pages_are_zero()
+    }
+    fn keeps_retired_blocks(&self) -> bool {
+        purge_delay_ms() > 0
+    }
+}
+
+static DONTNEED: Madvise = Madvise {
     advice: Advice::DontNeed,
 };
+
+static LARGE: LargeCache = LargeCache::new();
+static ARENA: ArenaSource = ArenaSource::keeping(ARENA_BYTES, &BUDGET, &OS);
+static BUDGET: CountingBudget = CountingBudget::unlimited();
+static OS: StandaloneOs = StandaloneOs;
 static SHARED: Shared = Shared::new(
     &ARENA,
     &BUDGET,
