@@ -120,7 +120,7 @@ build_one() { # variant
     # keep every binary's .info by sha256: results name the binary they ran by its sha256
     mkdir -p "$BIN/info-archive"
     cp "$BIN/synthvm-$v.info" "$BIN/info-archive/synthvm-$v-$(sed -n 's/^sha256=//p' "$BIN/synthvm-$v.info").info"
-    echo "build-variants: $v -> .build/bin/synthvm-$v ($((SECONDS - t0)) s)"
+    echo "build-variants: $v -> ${BIN#"$ROOT"/}/synthvm-$v ($((SECONDS - t0)) s)"
 }
 
 if [ "${1:-}" = --list ]; then

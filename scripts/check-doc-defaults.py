@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Checks that the documented defaults of the space's settings are the code's.
+"""Checks that the documented defaults of the space's settings are the code's (and those of the
+standalone allocator's settings, from the core's constants: STANDALONE below).
 
 The code's defaults come from the space itself: a shardsweep synthvm run with
 SHARDSWEEP_PRINT_SETTINGS=1 prints `shardsweep: settings NAME=value ...` (every setting it read,
@@ -31,6 +32,20 @@ def code_defaults(binary):
     return dict(kv.split("=", 1) for kv in m.group(1).split())
 
 
+# Settings of the standalone allocator (not the space): their defaults are the core's constants.
+STANDALONE = {"SHARDSWEEP_PURGE_DELAY_MS": ("src/purge_delay.rs", r"pub const DEFAULT_PURGE_DELAY_MS: usize = (\d+);")}
+
+
+def standalone_defaults():
+    out = {}
+    for var, (path, pattern) in STANDALONE.items():
+        m = re.search(pattern, open(os.path.join(ROOT, path)).read())
+        if not m:
+            sys.exit(f"check-doc-defaults: no default of {var} in {path}")
+        out[var] = m.group(1)
+    return out
+
+
 def first_token(cell):
     m = re.search(r"`([^`]*)`", cell)
     return m.group(1) if m else cell.strip()
@@ -40,6 +55,7 @@ def main():
     if len(sys.argv) != 2:
         sys.exit("usage: check-doc-defaults.py SYNTHVM_BINARY")
     code = code_defaults(sys.argv[1])
+    code.update(standalone_defaults())
     errors, checked = [], 0
 
     def check(where, var, doc):
