@@ -56,7 +56,8 @@ echo "== openjdk-test: contract, stock mmtk 0.33.0 (--no-default-features)"
 cargo test --release --locked "${PATCH[@]}" --target-dir "$TARGET" --no-default-features
 
 if [ $MSRV = 1 ]; then
-    if rustup toolchain list 2>/dev/null | grep -q '^1\.83\.0'; then
+    # grep without -q reads the whole list: with pipefail, -q's early exit can kill rustup (SIGPIPE)
+    if rustup toolchain list 2>/dev/null | grep '^1\.84\.0' >/dev/null; then
         echo "== openjdk-test: MSRV, cargo +1.84.0 check --all-targets"
         cargo +1.84.0 check --all-targets --locked "${PATCH[@]}" --target-dir "$TARGET-msrv"
         echo "openjdk-test: MSRV 1.84.0 ok"

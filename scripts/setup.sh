@@ -26,7 +26,13 @@ if [ -f experiments/requirements.txt ] && ! python3 -c 'import yaml, matplotlib'
   PIP_ROOT_USER_ACTION=ignore python3 -m pip install -q --disable-pip-version-check \
     -r experiments/requirements.txt
 fi
-if [ $TEST = 1 ] && [ "${SHARDSWEEP_MIRI:-auto}" != 0 ] && rustup toolchain list 2>/dev/null | grep -q '^nightly'; then
+if [ $TEST = 1 ] && command -v rustup >/dev/null && ! rustup toolchain list 2>/dev/null | grep '^1\.84\.0' >/dev/null; then
+  # mmtk 0.33.0's rust-version: scripts/openjdk-test.sh checks the contract crate with it.
+  echo "setup: installing Rust 1.84.0 (minimal profile) for the MSRV check"
+  rustup toolchain install 1.84.0 --profile minimal >/dev/null 2>&1 \
+    || echo "setup: could not install Rust 1.84.0 (offline?): the MSRV check will be skipped"
+fi
+if [ $TEST = 1 ] && [ "${SHARDSWEEP_MIRI:-auto}" != 0 ] && rustup toolchain list 2>/dev/null | grep '^nightly' >/dev/null; then
   have=$(rustup +nightly component list --installed 2>/dev/null || true)
   if ! grep -q '^miri' <<<"$have" || ! grep -q '^rust-src' <<<"$have"; then
     echo "setup: installing nightly's miri and rust-src (for the core's miri tests)"
