@@ -83,6 +83,9 @@ impl<VM: VMBinding> ShardSweepAllocator<VM> {
             return;
         }
         self.space.note_released(self.heap);
+        if super::report::mutator_report_enabled() {
+            super::report::sample_mutator(self.heap());
+        }
         let eager = self.space.settings().sweep == SweepMode::Eager || self.context.state.is_emergency_collection();
         let mut oracle = self.space.sweep_oracle();
         if eager {

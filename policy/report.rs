@@ -1,7 +1,16 @@
-//! The space's peak resident pages, printed once at process exit when `SHARDSWEEP_REPORT_PEAK=1`
-//! (the experiment scripts set it and record the figure beside the process's peak RSS):
+//! The space's reports, printed once at process exit on stderr:
 //!
-//! `shardsweep: peak resident pages <N> (<KiB> KiB)` on stderr.
+//! * `SHARDSWEEP_REPORT_PEAK=1`: the peak resident pages (the experiment scripts set it and
+//!   record the figure beside the process's peak RSS):
+//!   `shardsweep: peak resident pages <N> (<KiB> KiB)`;
+//! * `SHARDSWEEP_REPORT_MUTATORS=1`: what each mutator holds when a GC stops it (sampled in the
+//!   mutator's release hook, before its blocks are swept): the size classes it holds blocks of,
+//!   the blocks, and their charged pages; mean and maximum over every (mutator, GC) sample.
+//!   This is the stranding the thesis measures (blocks of many size classes held per thread),
+//!   comparable between bindings (synthvm, mmtk-openjdk) and, with `SHARDSWEEP_ACCOUNTING=block`,
+//!   close to stock MarkSweep's charging:
+//!   `shardsweep: mutators: <S> samples, size classes held mean <x> max <n>, blocks held mean <x>
+//!   max <n> (not full: mean <x> max <n>), charged KiB held mean <x> max <n>`.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
@@ -27,3 +36,88 @@ pub(super) fn register_peak_report(peak: &'static AtomicUsize) {
         unsafe { libc::atexit(print_peak) };
     }
 }
+
+/// Sums and maxima over every (mutator, GC) sample (`SHARDSWEEP_REPORT_MUTATORS=1`).
+struct MutatorStats {
+    xsamples: AtomicUsize,
+    xbins: AtomicUsize,
+    xbins_max: AtomicUsize,
+    xblocks: AtomicUsize,
+    xblocks_max: AtomicUsize,
+    xpages: AtomicUsize,
+    xpages_max: AtomicUsize,
+    xpartial: AtomicUsize,
+    xpartial_max: AtomicUsize,
+}
+
+static MUTATORS: MutatorStats = MutatorStats {
+    xsamples: AtomicUsize::new(0),
+    xbins: AtomicUsize::new(0),
+    xbins_max: AtomicUsize::new(0),
+    xblocks: AtomicUsize::new(0),
+    xblocks_max: AtomicUsize::new(0),
+    xpages: AtomicUsize::new(0),
+    xpages_max: AtomicUsize::new(0),
+    xpartial: AtomicUsize::new(0),
+    xpartial_max: AtomicUsize::new(0),
+};
+
+/// Whether `SHARDSWEEP_REPORT_MUTATORS=1` (read once; registers the exit report).
+pub(super) fn mutator_report_enabled() -> bool {
+    static ON: OnceLock<bool> = OnceLock::new();
+    *ON.get_or_init(|| {
+        let on = std::env::var("SHARDSWEEP_REPORT_MUTATORS").is_ok_and(|v| v.trim() == "1");
+        if on {
+            // SAFETY: `print_mutators` is an `extern "C" fn()` that neither unwinds nor calls `exit`.
+            unsafe { libc::atexit(print_mutators) };
+        }
+        on
+    })
+}
+
+/// Samples what `heap` holds (its owner is stopped: a GC worker runs its release hook).
+pub(super) fn sample_mutator(heap: &shardsweep::Heap) {
+    let mut bins = [false; shardsweep::BIN_COUNT];
+    let (mut blocks, mut pages, mut partial) = (0, 0, 0);
+    for b in heap.blocks() {
+        // SAFETY: a block the heap owns; its owner is stopped, so nothing changes it meanwhile.
+        let b = unsafe { &*b };
+        bins[b.bin()] = true;
+        blocks += 1;
+        partial += usize::from(b.state() != shardsweep::BlockState::Full);
+        pages += b.charged().count();
+    }
+    let nbins = bins.iter().filter(|&&x| x).count();
+    let s = &MUTATORS;
+    // Relaxed: statistics, read at exit after every GC thread has stopped.
+    s.xsamples.fetch_add(1, Ordering::Relaxed);
+    s.xbins.fetch_add(nbins, Ordering::Relaxed);
+    s.xbins_max.fetch_max(nbins, Ordering::Relaxed);
+    s.xblocks.fetch_add(blocks, Ordering::Relaxed);
+    s.xblocks_max.fetch_max(blocks, Ordering::Relaxed);
+    s.xpages.fetch_add(pages, Ordering::Relaxed);
+    s.xpages_max.fetch_max(pages, Ordering::Relaxed);
+    s.xpartial.fetch_add(partial, Ordering::Relaxed);
+    s.xpartial_max.fetch_max(partial, Ordering::Relaxed);
+}
+
+extern "C" fn print_mutators() {
+    let s = &MUTATORS;
+    // Relaxed: read at exit (see `sample_mutator`).
+    let n = s.xsamples.load(Ordering::Relaxed);
+    let mean = |x: &AtomicUsize| if n == 0 { 0.0 } else { x.load(Ordering::Relaxed) as f64 / n as f64 };
+    let kib = shardsweep::PAGE_BYTES as f64 / 1024.0;
+    eprintln!(
+        "shardsweep: mutators: {n} samples, size classes held mean {:.1} max {}, blocks held mean {:.1} max {} \
+         (not full: mean {:.1} max {}), charged KiB held mean {:.0} max {:.0}",
+        mean(&s.xbins),
+        s.xbins_max.load(Ordering::Relaxed),
+        mean(&s.xblocks),
+        s.xblocks_max.load(Ordering::Relaxed),
+        mean(&s.xpartial),
+        s.xpartial_max.load(Ordering::Relaxed),
+        mean(&s.xpages) * kib,
+        s.xpages_max.load(Ordering::Relaxed) as f64 * kib,
+    );
+}
+

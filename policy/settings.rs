@@ -193,7 +193,7 @@ impl SpaceSettings {
 }
 
 /// The space's run-time variables (`SpaceSettings::from_env`, `report.rs`, `global.rs`).
-pub const VARIABLES: [&str; 11] = [
+pub const VARIABLES: [&str; 12] = [
     "SHARDSWEEP_ACCOUNTING",
     "SHARDSWEEP_SWEEP",
     "SHARDSWEEP_ADVICE",
@@ -204,6 +204,7 @@ pub const VARIABLES: [&str; 11] = [
     "SHARDSWEEP_CHECK_ACCOUNTING",
     "SHARDSWEEP_CHECK_RECLAIM",
     "SHARDSWEEP_REPORT_PEAK",
+    "SHARDSWEEP_REPORT_MUTATORS",
     "SHARDSWEEP_PRINT_SETTINGS",
 ];
 

@@ -85,7 +85,7 @@ fn load_spec(path: &str) -> Result<workloads::custom::Spec, String> {
 
 /// The `synthvm` program.  Never returns.
 /// The shardsweep space's run-time settings (`policy/settings.rs`, `report.rs`, `global.rs`).
-pub const SPACE_SETTINGS: [&str; 11] = [
+pub const SPACE_SETTINGS: [&str; 12] = [
     "SHARDSWEEP_ACCOUNTING",
     "SHARDSWEEP_SWEEP",
     "SHARDSWEEP_ADVICE",
@@ -96,6 +96,7 @@ pub const SPACE_SETTINGS: [&str; 11] = [
     "SHARDSWEEP_CHECK_ACCOUNTING",
     "SHARDSWEEP_CHECK_RECLAIM",
     "SHARDSWEEP_REPORT_PEAK",
+    "SHARDSWEEP_REPORT_MUTATORS",
     "SHARDSWEEP_PRINT_SETTINGS",
 ];
 
