@@ -198,6 +198,13 @@ echo "== documented defaults are the code's (scripts/check-doc-defaults.py)"
 if out=$(python3 "$ROOT/scripts/check-doc-defaults.py" "$SS64" 2>&1); then ok "documented defaults ($(tail -1 <<<"$out"))"
 else bad "documented defaults" "$out"; fi
 
+echo "== the mutator report (SHARDSWEEP_REPORT_MUTATORS=1): one line at exit, a sample per mutator per GC"
+out=$(SHARDSWEEP_REPORT_MUTATORS=1 timeout 120 "$SS64" --plan MarkSweep -t 8 --size small --heap 16 lusearch 2>&1); rc=$?
+n=$(grep -o 'shardsweep: mutators: [0-9]* samples' <<<"$out" | grep -o '[0-9]*'); gcs=$(json gc_count "$out")
+if [ $rc = 0 ] && [ -n "$n" ] && [ -n "$gcs" ] && [ "$n" -ge "$gcs" ] && grep -q 'size classes held mean [0-9.]* max [0-9]*, blocks held' <<<"$out"; then
+    ok "mutator report: $n samples over $gcs GCs"
+else bad "mutator report (rc=$rc, samples '$n', GCs '$gcs')" "$out"; fi
+
 echo "== vo_bit build"
 VOB="$ROOT/.build/pol-ss64-vobit/release/synthvm"
 for acc in $ACCOUNTING; do
