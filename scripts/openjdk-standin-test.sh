@@ -8,7 +8,9 @@
 #   * a wrong --expect digest makes it print FAILED and exit 1;
 #   * a heap too small exits 3 after printing OutOfMemoryError;
 #   * an unknown option exits 2;
-#   * the minimum-heap search records the peak RSS at the minimum.
+#   * the minimum-heap search records the peak RSS at the minimum;
+#   * (test_minheap.py, no JVM) the search finds the exact minimum from any guess, and a run
+#     that ends in "NoClassDefFoundError: Could not initialize class" counts as out of memory.
 #
 #   scripts/openjdk-standin-test.sh          # ~15 s on 2 idle cores once the jar is built
 #   JAVA=/path/to/bin/java scripts/openjdk-standin-test.sh
@@ -17,6 +19,10 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 DIR="$ROOT/experiments/workloads/lusearch-standin"
 JAVA="${JAVA:-java}"
 T0=$(date +%s)
+
+# The minimum-heap search and the run classification, without a JVM.
+(cd "$DIR" && python3 -m unittest -q test_minheap 2>&1 | tail -1 | grep -qx OK) \
+    || { (cd "$DIR" && python3 -m unittest test_minheap); echo "openjdk-standin-test: FAIL: test_minheap" >&2; exit 1; }
 
 JAR="$("$ROOT/scripts/openjdk-standin-build.sh")"
 TMP="$(mktemp -d)"

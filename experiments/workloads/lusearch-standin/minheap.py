@@ -14,8 +14,9 @@ HotSpot's "Too small maximum heap", or when the run is still going at the timeou
 anything else (crash, FAILED digest, no PASSED) is an error: retried once, then the thread
 count is reported as ERROR with the output's last line.
 
-Search per thread count: bracket around a guess (the previous thread count's minimum, else
-16 MiB), halving/doubling, then bisect until the bracket is `--resolution` MiB wide; the minimum
+Search per thread count: an exponential search outwards from a guess (--guess for the first
+thread count; then the first minimum grown by --guess-growth per thread; then the line through
+the last two minima), then bisection until the bracket is `--resolution` MiB wide; the minimum
 is the smallest passing heap. Writes OUT/probes.csv (every run, with its command) and
 OUT/minheap.csv (one row per thread count), appending; prints a table.
 Only the Python standard library.
@@ -47,6 +48,37 @@ PROBE_FIELDS = ["label", "java", "jvm_args", "env", "size", "iterations", "threa
 MINHEAP_FIELDS = ["label", "java", "jvm_args", "env", "size", "iterations", "threads",
                   "minheap_mib", "status", "probes", "resolution_mib", "digest", "timestamp", "detail",
                   "peak_rss_kib", "space_peak_resident_kib"]
+
+
+# A class whose static initialiser failed (on a too-small heap: an OutOfMemoryError inside
+# `<clinit>`, e.g. Lucene's StandardTokenizerImpl tables) leaves every later use of the class with
+# "NoClassDefFoundError: Could not initialize class"; JDK 11 does not chain the original error,
+# so a run that shows this and no other failure ran out of memory in an initialiser.
+NOCLASSDEF = re.compile(rb"NoClassDefFoundError: Could not initialize class (\S+)")
+
+
+def classify(out, returncode, timed_out):
+    """(outcome, detail) of one JVM run: pass / oom / timeout / error, and what the log says."""
+    lines = [l for l in out.decode(errors="replace").splitlines() if l.strip() and l.strip() != "#"]
+    last = lines[-1][:300] if lines else ""
+    if timed_out:
+        return "timeout", last
+    if OOM.search(out):
+        return "oom", last
+    if returncode == 0 and PASSED.search(out):
+        return "pass", ""
+    m = NOCLASSDEF.search(out)
+    if m:
+        return "oom", ("out of memory in a class initialiser: NoClassDefFoundError: Could not "
+                       f"initialize class {m.group(1).decode(errors='replace')} (counted as out of memory)")
+    return "error", last
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """A usage error is one line on stderr and exit 2 (`--help` still prints the whole usage)."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: {message} (--help lists the options)\n")
 
 
 def log(msg):
@@ -126,16 +158,7 @@ class Study:
         wall = time.time() - t0
         m = PASSED.search(out)
         digests = sorted(set(DIGEST.findall(out)))
-        if timed_out:
-            outcome = "timeout"
-        elif OOM.search(out):
-            outcome = "oom"
-        elif p.returncode == 0 and m:
-            outcome = "pass"
-        else:
-            outcome = "error"
-        lines = [l for l in out.decode(errors="replace").splitlines() if l.strip() and l.strip() != "#"]
-        detail = "" if outcome == "pass" else (lines[-1][:300] if lines else "")
+        outcome, detail = classify(out, p.returncode, timed_out)
         crash = work / f"hs_err_pid{p.pid}.log"
         if crash.exists():  # keep the JVM's crash report, name it in the CSV
             crashes = self.out / "crashes"
@@ -174,30 +197,33 @@ class Study:
         raise RuntimeError(detail)
 
     def search(self, threads, guess):
+        """Exponential search outwards from `guess` (first step 1/8 of it, doubling), then
+        bisection until the bracket is `--resolution` wide: ~5 probes when the guess is within
+        an eighth, a few more otherwise."""
         res = self.a.resolution
         q = lambda x: max(res, round(x / res) * res)
-        lo, hi = None, None  # lo: largest failing heap, hi: smallest passing heap
         g = q(guess)
+        step = max(res, q(g / 8))
         if self.probe(threads, g):
-            hi = g
+            hi, lo = g, None  # hi: smallest passing heap, lo: largest failing heap
             while lo is None:
-                g = q(hi / 2)
-                if g >= hi:
+                g = q(hi - step)
+                if g >= hi or g < res:
                     lo = 0
                 elif self.probe(threads, g):
-                    hi = g
+                    hi, step = g, step * 2
                 else:
                     lo = g
         else:
-            lo = g
+            lo, hi = g, None
             while hi is None:
-                g = q(lo * 2)
+                g = q(lo + step)
                 if g > self.a.max_heap:
                     raise RuntimeError(f"no pass up to {self.a.max_heap} MiB")
                 if self.probe(threads, g):
                     hi = g
                 else:
-                    lo = g
+                    lo, step = g, step * 2
         while hi - lo > res + 1e-9:
             mid = q((lo + hi) / 2)
             if mid <= lo or mid >= hi:
@@ -211,14 +237,20 @@ class Study:
     def main(self):
         results = []
         guess = self.a.guess
+        found = []  # (threads, minimum) so far: the next guess extrapolates the last two
         for t in self.a.threads:
             self.digests = set()
             before = self.nprobes
             print(f"{self.a.label} -t {t}:", end="", flush=True)
+            if len(found) >= 2:
+                (t0, m0), (t1, m1) = found[-2], found[-1]
+                guess = m1 + max(0.0, (m1 - m0) / (t1 - t0)) * (t - t1)
+            elif found:
+                guess = found[-1][1] * (1 + self.a.guess_growth * (t - found[-1][0]))
             try:
                 mh = self.search(t, guess)
                 status, detail = "ok", ""
-                guess = mh
+                found.append((t, mh))
             except RuntimeError as e:
                 mh, status, detail = "", "ERROR", str(e)
             print(f"  -> {mh if mh != '' else 'ERROR'} MiB", flush=True)
@@ -254,7 +286,7 @@ def main(argv):
     if "--" in argv:
         i = argv.index("--")
         argv, jvm_args = argv[:i], argv[i + 1:]
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = OneLineParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("java", help="path to the java launcher of the JDK image")
     p.add_argument("--jar", default=str(HERE / "target" / "lusearch-standin.jar"))
     p.add_argument("--threads", default="1 12 24 48", help='e.g. "1 4"')
@@ -262,6 +294,8 @@ def main(argv):
     p.add_argument("--iterations", type=int, default=2)
     p.add_argument("--resolution", type=float, default=0.25, help="MiB (default 0.25)")
     p.add_argument("--guess", type=float, default=16.0, help="first heap tried, MiB")
+    p.add_argument("--guess-growth", type=float, default=0.05,
+                   help="second thread count's guess: the first minimum grown by this fraction per thread")
     p.add_argument("--max-heap", type=float, default=4096.0, help="MiB")
     p.add_argument("--timeout", type=float, default=180.0, help="seconds; a probe still running is too small")
     p.add_argument("--index", help="index directory (default: .build/lusearch-standin-index-SIZE under the repository)")

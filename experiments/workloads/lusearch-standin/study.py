@@ -1,0 +1,398 @@
+#!/usr/bin/env python3
+"""The lusearch stand-in under mmtk-openjdk, every plan and control in one session.
+
+    study.py --stock JDK --ss64 JDK --ss4 JDK --out DIR
+             [--threads "1 12 24 36 48"] [--time-threads "8 24"] [--invocations 5]
+             [--iterations 3] [--timeout 90] [--resolution 0.5] [--configs a,b,...]
+             [--phase all|minheap|time|report] [--gc-count log|perf]
+
+JDK = a JDK image (the directory holding bin/java). The three images are meant to differ only in
+`lib/server/libmmtk_openjdk.so`: stock = the patched mmtk copy without our feature (stock mmtk),
+ss64 / ss4 = with feature `shardsweep`, SHARDSWEEP_BLOCK_KIB=64 / 4 at build time.
+
+Configurations (label: image, environment):
+
+    stock-ms     stock  MMTK_PLAN=MarkSweep             (mmtk's native_ms, 64 KiB blocks)
+    markcompact  stock  MMTK_PLAN=MarkCompact
+    immix        stock  MMTK_PLAN=Immix
+    semispace    stock  MMTK_PLAN=SemiSpace
+    ss64-page    ss64   MMTK_PLAN=MarkSweep             (shardsweep, page charging: default)
+    ss64-block   ss64   MMTK_PLAN=MarkSweep SHARDSWEEP_ACCOUNTING=block  (the control)
+    ss4-page     ss4    MMTK_PLAN=MarkSweep
+
+Phase minheap: `minheap.py` for each configuration over --threads (MarkCompact also over
+--time-threads), -Xms = -Xmx, into OUT/minheap/LABEL/{minheap,probes}.csv. A probe still running
+at --timeout counts as too small in the search and as a *hang* in the report.
+
+Phase time: at each of --time-threads, the heap is 2x MarkCompact's minimum at that thread
+count; --invocations rounds, each running every configuration once (interleaved, in a rotated
+order), the stand-in with -n --iterations. Records wall time (JVM start to exit), the stand-in's
+last-iteration time, peak RSS (wait4's ru_maxrss of the JVM) and the GC count: mmtk's own
+"End of GC" lines (its built-in logger prints one per GC at the default INFO level; --gc-count
+log), or the `sdt_mmtk:gc_start` USDT events counted by `perf stat` (--gc-count perf, where
+`perf probe` can add the event). Into OUT/time/runs.csv.
+
+Phase report: OUT/README.md (tables, least-squares slopes, goals), OUT/minheap.png, OUT/rss.png.
+Only the standard library, plus matplotlib for the plots (skipped when missing).
+"""
+import argparse
+import csv
+import datetime
+import os
+import re
+import shlex
+import signal
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[2]
+CONFIGS = [
+    ("stock-ms", "stock", {"MMTK_PLAN": "MarkSweep"}),
+    ("markcompact", "stock", {"MMTK_PLAN": "MarkCompact"}),
+    ("immix", "stock", {"MMTK_PLAN": "Immix"}),
+    ("semispace", "stock", {"MMTK_PLAN": "SemiSpace"}),
+    ("ss64-page", "ss64", {"MMTK_PLAN": "MarkSweep"}),
+    ("ss64-block", "ss64", {"MMTK_PLAN": "MarkSweep", "SHARDSWEEP_ACCOUNTING": "block"}),
+    ("ss4-page", "ss4", {"MMTK_PLAN": "MarkSweep"}),
+]
+sys.path.insert(0, str(HERE))
+from minheap import PASSED, OneLineParser, classify  # noqa: E402  (one classification for every phase)
+RUN_FIELDS = ["round", "label", "threads", "heap_mib", "outcome", "exit_code", "wall_s",
+              "last_iteration_ms", "peak_rss_kib", "gcs", "timestamp", "env", "command", "detail"]
+
+
+def clean_env(extra):
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MMTK_", "SHARDSWEEP_"))}
+    env.update(extra)
+    return env
+
+
+def java_of(images, cfg):
+    return str(Path(images[cfg[1]]) / "bin" / "java")
+
+
+def index_dir(size):
+    return ROOT / ".build" / f"lusearch-standin-index-{size}"
+
+
+# ---------------------------------------------------------------- minimum heap
+def phase_minheap(a, images, configs):
+    for cfg in configs:
+        label, _, extra = cfg
+        threads = a.threads
+        if label == "markcompact":
+            threads = sorted(set(a.threads) | set(a.time_threads))
+        cmd = [sys.executable, str(HERE / "minheap.py"), java_of(images, cfg), "--jar", a.jar,
+               "--threads", " ".join(map(str, threads)), "--resolution", str(a.resolution),
+               "--timeout", str(a.timeout), "--label", label, "--out", str(a.out / "minheap" / label),
+               "--", "-XX:+UseThirdPartyHeap"]
+        print("+", " ".join(f"{k}={v}" for k, v in extra.items()), " ".join(map(shlex.quote, cmd)), flush=True)
+        rc = subprocess.call(cmd, env=clean_env(extra))
+        if rc != 0:
+            print(f"study: minheap for {label} reported an error (exit {rc}); going on", flush=True)
+
+
+def read_minheap(out, label):
+    """threads -> (minheap MiB, peak RSS KiB), the last row per thread count."""
+    path = out / "minheap" / label / "minheap.csv"
+    res = {}
+    if path.exists():
+        for r in csv.DictReader(path.open()):
+            if r["status"] == "ok" and r["minheap_mib"]:
+                res[int(r["threads"])] = (float(r["minheap_mib"]),
+                                          int(r["peak_rss_kib"]) if r.get("peak_rss_kib") else None)
+    return res
+
+
+def read_probes(out, label):
+    path = out / "minheap" / label / "probes.csv"
+    return list(csv.DictReader(path.open())) if path.exists() else []
+
+
+# ---------------------------------------------------------------- time
+def perf_ready():
+    """True if perf can count sdt_mmtk:gc_start (the event is added on first use)."""
+    try:
+        listed = subprocess.run(["perf", "list", "sdt"], capture_output=True, text=True, timeout=60).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return "sdt_mmtk:gc_start" in listed
+
+
+def perf_add(images):
+    for img in set(images.values()):
+        so = Path(img) / "lib" / "server" / "libmmtk_openjdk.so"
+        subprocess.run(["perf", "buildid-cache", "--add", str(so)], capture_output=True)
+    subprocess.run(["perf", "probe", "-d", "sdt_mmtk:gc_start"], capture_output=True)
+    r = subprocess.run(["perf", "probe", "-a", "sdt_mmtk:gc_start"], capture_output=True, text=True)
+    return r.returncode == 0
+
+
+def run_once(a, images, cfg, threads, heap_mib, rnd, use_perf, writer):
+    label, _, extra = cfg
+    kib = int(round(heap_mib * 1024))
+    java_cmd = [java_of(images, cfg), "-XX:+UseThirdPartyHeap", f"-Xms{kib}k", f"-Xmx{kib}k", "-jar", a.jar,
+                "-s", a.size, "-n", str(a.iterations), "-t", str(threads), "--index", str(index_dir(a.size)),
+                "lusearch"]
+    perf_out = a.out / "time" / "perf.tmp"
+    cmd = (["perf", "stat", "-x", ",", "-o", str(perf_out), "-e", "sdt_mmtk:gc_start", "--"] + java_cmd
+           if use_perf else java_cmd)
+    t0 = time.time()
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=clean_env(extra),
+                         start_new_session=True, cwd=a.out / "time")
+    chunks = []
+    reader = threading.Thread(target=lambda: chunks.append(p.stdout.read()))
+    reader.start()
+    killed = threading.Event()
+
+    def kill():
+        killed.set()
+        try:
+            os.killpg(p.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    timer = threading.Timer(a.timeout, kill)
+    timer.start()
+    _, status, usage = os.wait4(p.pid, 0)  # ru_maxrss covers perf's waited-for child, the JVM
+    timer.cancel()
+    wall = time.time() - t0
+    reader.join()
+    p.stdout.close()
+    out = chunks[0] if chunks else b""
+    code = os.waitstatus_to_exitcode(status)
+    m = PASSED.search(out)
+    outcome, detail = classify(out, code, killed.is_set())
+    gcs = str(out.count(b"End of GC (")) if not use_perf else ""  # mmtk's INFO line per GC
+    if use_perf and perf_out.exists():
+        for line in perf_out.read_text().splitlines():
+            f = line.split(",")
+            if len(f) > 2 and "gc_start" in f[2] and f[0].strip().isdigit():
+                gcs = f[0].strip()
+    writer({"round": rnd, "label": label, "threads": threads, "heap_mib": f"{heap_mib:g}",
+            "outcome": outcome, "exit_code": "" if killed.is_set() else code, "wall_s": f"{wall:.3f}",
+            "last_iteration_ms": m.group(1).decode() if m else "", "peak_rss_kib": usage.ru_maxrss,
+            "gcs": gcs, "timestamp": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "env": " ".join(f"{k}={v}" for k, v in sorted(extra.items())),
+            "command": " ".join(map(shlex.quote, java_cmd)), "detail": detail})
+    print(f" {label}:{outcome[0]}{wall:.1f}s/{gcs or '?'}gc", end="", flush=True)
+
+
+def phase_time(a, images, configs):
+    mc = read_minheap(a.out, "markcompact")
+    missing = [t for t in a.time_threads if t not in mc]
+    if missing:
+        sys.exit(f"study: no MarkCompact minimum heap at {missing} threads: run the minheap phase first")
+    if not index_dir(a.size).exists():  # minheap.py builds it; the same corpus for every run
+        subprocess.run([java_of(images, configs[0]), "-jar", a.jar, "-s", a.size, "--build-index",
+                        str(index_dir(a.size))], check=True, stdout=subprocess.DEVNULL)
+    use_perf = False
+    if a.gc_count == "perf":
+        use_perf = perf_add(images) and perf_ready()
+        if not use_perf:
+            sys.exit("study: perf cannot count sdt_mmtk:gc_start here (perf probe failed)")
+    (a.out / "time").mkdir(parents=True, exist_ok=True)
+    path = a.out / "time" / "runs.csv"
+    new = not path.exists()
+    f = path.open("a", newline="")
+    w = csv.DictWriter(f, fieldnames=RUN_FIELDS)
+    if new:
+        w.writeheader()
+
+    def writer(row):
+        w.writerow(row)
+        f.flush()
+    for t in a.time_threads:
+        heap = 2 * mc[t][0]
+        for rnd in range(a.invocations):
+            print(f"time -t {t} heap {heap:g} MiB round {rnd}:", end="", flush=True)
+            order = configs[rnd % len(configs):] + configs[:rnd % len(configs)]  # rotated
+            for cfg in order:
+                run_once(a, images, cfg, t, heap, rnd, use_perf, writer)
+            print(flush=True)
+    f.close()
+
+
+# ---------------------------------------------------------------- report
+def lsq(points):
+    n = len(points)
+    if n < 2:
+        return None
+    mx = sum(x for x, _ in points) / n
+    my = sum(y for _, y in points) / n
+    sxx = sum((x - mx) ** 2 for x, _ in points)
+    return sum((x - mx) * (y - my) for x, y in points) / sxx if sxx else None
+
+
+def phase_report(a, configs):
+    labels = [c[0] for c in configs]
+    mh = {l: read_minheap(a.out, l) for l in labels}
+    lines = []
+    P = lines.append
+    P("# lusearch stand-in under mmtk-openjdk: every plan and control, one session\n")
+    P(f"Generated by `experiments/workloads/lusearch-standin/study.py --phase report` from the CSVs in this "
+      f"directory ({datetime.date.today().isoformat()}).\n")
+    P("## Minimum heap (MiB) and peak RSS at that heap (MiB)\n")
+    P("| threads | " + " | ".join(labels) + " |")
+    P("|---:|" + "---:|" * len(labels))
+    for t in a.threads:
+        cells = []
+        for l in labels:
+            v = mh[l].get(t)
+            cells.append("—" if v is None else f"{v[0]:g} ({v[1] / 1024:.0f})" if v[1] else f"{v[0]:g}")
+        P(f"| {t} | " + " | ".join(cells) + " |")
+    slopes = {l: lsq([(t, mh[l][t][0]) for t in a.threads if t in mh[l]]) for l in labels}
+    rss_slopes = {l: lsq([(t, mh[l][t][1] / 1024) for t in a.threads if t in mh[l] and mh[l][t][1]])
+                  for l in labels}
+    fmt = lambda x: "—" if x is None else f"{x:.3f}"
+    P("| slope, least squares (MiB/thread) | " + " | ".join(fmt(slopes[l]) for l in labels) + " |")
+    P("| peak-RSS slope (MiB/thread) | " + " | ".join(fmt(rss_slopes[l]) for l in labels) + " |")
+    P("\nEach cell: the smallest passing `-Xms = -Xmx`, and in brackets the JVM's peak RSS "
+      "(`wait4` `ru_maxrss`) in that passing run.\n")
+    # hangs and crashes over every probe
+    P("## Probes: hangs and crashes\n")
+    P("| config | probes | pass | out of memory | timeout (hang) | error / crash |")
+    P("|---|---:|---:|---:|---:|---:|")
+    tot = {"pass": 0, "oom": 0, "timeout": 0, "error": 0}
+    for l in labels:
+        pr = read_probes(a.out, l)
+        c = {k: sum(1 for r in pr if r["outcome"] == k) for k in tot}
+        for k in tot:
+            tot[k] += c[k]
+        P(f"| {l} | {len(pr)} | {c['pass']} | {c['oom']} | {c['timeout']} | {c['error']} |")
+    P(f"| all | {sum(tot.values())} | {tot['pass']} | {tot['oom']} | {tot['timeout']} | {tot['error']} |\n")
+    # time
+    runs_path = a.out / "time" / "runs.csv"
+    med = {}
+    if runs_path.exists():
+        runs = list(csv.DictReader(runs_path.open()))
+        ok = lambda l, t: [r for r in runs if r["label"] == l and int(r["threads"]) == t and r["outcome"] == "pass"]
+        for t in a.time_threads:
+            for l in labels:
+                if ok(l, t):
+                    med[(l, t)] = statistics.median(float(r["wall_s"]) for r in ok(l, t))
+        ratio = lambda l, ref, t: f"{med[(l, t)] / med[(ref, t)]:.2f}x" if (ref, t) in med else "—"
+        P("## Time at 2x MarkCompact's minimum heap\n")
+        P("Median over the interleaved invocations of the JVM's wall time (start to exit, "
+          f"`-n {a.iterations}`), with the median last-iteration time, GC count and peak RSS of the "
+          "same passing runs. Ratios are of the medians.\n")
+        for t in a.time_threads:
+            rs = [r for r in runs if int(r["threads"]) == t]
+            if not rs:
+                continue
+            P(f"### {t} threads, heap {rs[0]['heap_mib']} MiB\n")
+            P("| config | runs (pass) | wall s | last iteration ms | vs stock-ms | vs immix | GCs | peak RSS MiB |")
+            P("|---|---:|---:|---:|---:|---:|---:|---:|")
+            for l in labels:
+                n = sum(1 for r in rs if r["label"] == l)
+                good = ok(l, t)
+                if not good:
+                    P(f"| {l} | {n} (0) | — | — | — | — | — | — |")
+                    continue
+                it = statistics.median(float(r["last_iteration_ms"]) for r in good)
+                gcs = [int(r["gcs"]) for r in good if r["gcs"]]
+                rss = statistics.median(int(r["peak_rss_kib"]) for r in good) / 1024
+                P(f"| {l} | {n} ({len(good)}) | {med[(l, t)]:.2f} | {it:.0f} | {ratio(l, 'stock-ms', t)} | "
+                  f"{ratio(l, 'immix', t)} | {statistics.median(gcs) if gcs else '—'} | {rss:.0f} |")
+            P("")
+    # goals
+    P("## Goals (issue 11)\n")
+    mcs = slopes.get("markcompact")
+    for l in ("ss64-page", "ss64-block", "ss4-page"):
+        s = slopes.get(l)
+        if s is not None and mcs:
+            P(f"- {l}: slope {s:.3f} = {s / mcs:.2f}x MarkCompact's {mcs:.3f} (goal <= 1.1x)")
+        top = max(a.threads)
+        if top in mh.get(l, {}) and top in mh.get("markcompact", {}):
+            x, y = mh[l][top][0], mh["markcompact"][top][0]
+            P(f"- {l}: at {top} threads {x:g} MiB = {x / y:.2f}x MarkCompact's {y:g} (goal <= 1.25x)")
+    for t in a.time_threads:
+        for l in ("ss64-page",):
+            if (l, t) in med:
+                s, i = med.get(("stock-ms", t)), med.get(("immix", t))
+                P(f"- {l} at {t} threads: total time {med[(l, t)] / s:.2f}x stock MarkSweep's (goal <= 0.85x), "
+                  f"{med[(l, t)] / i:.2f}x Immix's (goal <= 1.1x)" if s and i else f"- {l} at {t}: missing reference")
+    P(f"- hangs (probes killed at the {a.timeout:g} s timeout): {tot['timeout']}; errors / crashes: {tot['error']} (goal 0 and 0)")
+    (a.out / "README.md").write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+    plot(a, labels, mh)
+
+
+def plot(a, labels, mh):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("study: matplotlib missing, no plots")
+        return
+    for what, idx, name, ylabel in (("minimum heap", 0, "minheap.png", "minimum heap (MiB)"),
+                                    ("peak RSS at the minimum heap", 1, "rss.png", "peak RSS (MiB)")):
+        fig, ax = plt.subplots(figsize=(7, 4.5))
+        for l in labels:
+            pts = [(t, v[idx] if idx == 0 else v[idx] / 1024) for t, v in sorted(mh[l].items())
+                   if t in a.threads and v[idx]]
+            if pts:
+                ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=l)
+        ax.set_xlabel("stand-in query threads")
+        ax.set_ylabel(ylabel)
+        ax.set_title(f"lusearch stand-in under mmtk-openjdk: {what}")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8)
+        fig.tight_layout()
+        fig.savefig(a.out / name, dpi=110)
+        plt.close(fig)
+
+
+def main(argv):
+    p = OneLineParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    for b in ("stock", "ss64", "ss4"):
+        p.add_argument(f"--{b}", help=f"JDK image for the {b} library")
+    p.add_argument("--out", required=True)
+    p.add_argument("--jar", default=str(HERE / "target" / "lusearch-standin.jar"))
+    p.add_argument("--size", default="default", choices=["small", "default", "large"])
+    p.add_argument("--threads", default="1 12 24 36 48")
+    p.add_argument("--time-threads", default="8 24")
+    p.add_argument("--invocations", type=int, default=5)
+    p.add_argument("--iterations", type=int, default=3)
+    p.add_argument("--timeout", type=float, default=90.0)
+    p.add_argument("--resolution", type=float, default=0.5)
+    p.add_argument("--configs", help="comma-separated labels (default: all)")
+    p.add_argument("--phase", default="all", choices=["all", "minheap", "time", "report"])
+    p.add_argument("--gc-count", default="log", choices=["log", "perf"])
+    a = p.parse_args(argv)
+    try:
+        a.threads = [int(x) for x in a.threads.split()]
+        a.time_threads = [int(x) for x in a.time_threads.split()]
+    except ValueError:
+        p.error("--threads and --time-threads take whole numbers, e.g. \"1 12 24\"")
+    a.out = Path(a.out).resolve()
+    a.out.mkdir(parents=True, exist_ok=True)
+    configs = CONFIGS
+    if a.configs:
+        known = {c[0] for c in CONFIGS}
+        bad = [x for x in a.configs.split(",") if x not in known]
+        if bad:
+            p.error(f"unknown config {bad[0]!r}: valid ones are {', '.join(c[0] for c in CONFIGS)}")
+        configs = [c for c in CONFIGS if c[0] in a.configs.split(",")]
+    images = {b: getattr(a, b) for b in ("stock", "ss64", "ss4")}
+    if a.phase in ("all", "minheap", "time"):
+        for c in configs:
+            if not images[c[1]]:
+                p.error(f"config {c[0]} needs --{c[1]} JDK")
+            if not Path(java_of(images, c)).exists():
+                p.error(f"no java launcher at {java_of(images, c)}")
+    if a.phase in ("all", "minheap"):
+        phase_minheap(a, images, configs)
+    if a.phase in ("all", "time"):
+        phase_time(a, images, configs)
+    phase_report(a, CONFIGS if a.configs is None else configs)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
