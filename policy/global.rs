@@ -427,6 +427,9 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
     pub fn prepare(&mut self, _full_heap: bool) {
         // Relaxed: mutators are stopped; the GC's start orders this for them.
         self.xin_gc.store(true, Ordering::Relaxed);
+        if super::report::mutator_report_enabled() {
+            super::report::note_gc();
+        }
         if self.marks_cleared_in_bulk() {
             // Every block was swept at the last GC, reading (not clearing) its marks: clear them
             // all now, a chunk's side metadata at a time, as `native_ms` does.

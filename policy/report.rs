@@ -10,7 +10,10 @@
 //!   comparable between bindings (synthvm, mmtk-openjdk) and, with `SHARDSWEEP_ACCOUNTING=block`,
 //!   close to stock MarkSweep's charging:
 //!   `shardsweep: mutators: <S> samples, size classes held mean <x> max <n>, blocks held mean <x>
-//!   max <n> (not full: mean <x> max <n>), charged KiB held mean <x> max <n>`.
+//!   max <n> (not full: mean <x> max <n>), charged KiB held mean <x> max <n>; per GC (<G> GCs,
+//!   summed over its mutators): mutators <x>, blocks not full <x>, charged KiB <x>`.
+//!   The per-GC sums are what compare across bindings: a JVM has helper threads (reference
+//!   handler, finalizer, ...) that hold nothing and dilute the per-mutator means.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
@@ -48,6 +51,8 @@ struct MutatorStats {
     xpages_max: AtomicUsize,
     xpartial: AtomicUsize,
     xpartial_max: AtomicUsize,
+    /// GCs during which the report was on (counted at the space's prepare).
+    xgcs: AtomicUsize,
 }
 
 static MUTATORS: MutatorStats = MutatorStats {
@@ -60,7 +65,14 @@ static MUTATORS: MutatorStats = MutatorStats {
     xpages_max: AtomicUsize::new(0),
     xpartial: AtomicUsize::new(0),
     xpartial_max: AtomicUsize::new(0),
+    xgcs: AtomicUsize::new(0),
 };
+
+/// Counts a GC for the per-GC sums (the space's prepare, once per GC).
+pub(super) fn note_gc() {
+    // Relaxed: a statistic, read at exit.
+    MUTATORS.xgcs.fetch_add(1, Ordering::Relaxed);
+}
 
 /// Whether `SHARDSWEEP_REPORT_MUTATORS=1` (read once; registers the exit report).
 pub(super) fn mutator_report_enabled() -> bool {
@@ -107,9 +119,12 @@ extern "C" fn print_mutators() {
     let n = s.xsamples.load(Ordering::Relaxed);
     let mean = |x: &AtomicUsize| if n == 0 { 0.0 } else { x.load(Ordering::Relaxed) as f64 / n as f64 };
     let kib = shardsweep::PAGE_BYTES as f64 / 1024.0;
+    let gcs = s.xgcs.load(Ordering::Relaxed);
+    let per_gc = |x: usize| if gcs == 0 { 0.0 } else { x as f64 / gcs as f64 };
     eprintln!(
         "shardsweep: mutators: {n} samples, size classes held mean {:.1} max {}, blocks held mean {:.1} max {} \
-         (not full: mean {:.1} max {}), charged KiB held mean {:.0} max {:.0}",
+         (not full: mean {:.1} max {}), charged KiB held mean {:.0} max {:.0}; per GC ({gcs} GCs, summed over \
+         its mutators): mutators {:.1}, blocks not full {:.1}, charged KiB {:.0}",
         mean(&s.xbins),
         s.xbins_max.load(Ordering::Relaxed),
         mean(&s.xblocks),
@@ -118,6 +133,9 @@ extern "C" fn print_mutators() {
         s.xpartial_max.load(Ordering::Relaxed),
         mean(&s.xpages) * kib,
         s.xpages_max.load(Ordering::Relaxed) as f64 * kib,
+        per_gc(n),
+        per_gc(s.xpartial.load(Ordering::Relaxed)),
+        per_gc(s.xpages.load(Ordering::Relaxed)) * kib,
     );
 }
 

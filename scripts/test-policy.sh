@@ -201,7 +201,8 @@ else bad "documented defaults" "$out"; fi
 echo "== the mutator report (SHARDSWEEP_REPORT_MUTATORS=1): one line at exit, a sample per mutator per GC"
 out=$(SHARDSWEEP_REPORT_MUTATORS=1 timeout 120 "$SS64" --plan MarkSweep -t 8 --size small --heap 16 lusearch 2>&1); rc=$?
 n=$(grep -o 'shardsweep: mutators: [0-9]* samples' <<<"$out" | grep -o '[0-9]*'); gcs=$(json gc_count "$out")
-if [ $rc = 0 ] && [ -n "$n" ] && [ -n "$gcs" ] && [ "$n" -ge "$gcs" ] && grep -q 'size classes held mean [0-9.]* max [0-9]*, blocks held' <<<"$out"; then
+if [ $rc = 0 ] && [ -n "$n" ] && [ -n "$gcs" ] && [ "$n" -ge "$gcs" ] && grep -q 'size classes held mean [0-9.]* max [0-9]*, blocks held' <<<"$out" \
+   && grep -q "; per GC ($gcs GCs, summed over its mutators): mutators [0-9.]*, blocks not full [0-9.]*" <<<"$out"; then
     ok "mutator report: $n samples over $gcs GCs"
 else bad "mutator report (rc=$rc, samples '$n', GCs '$gcs')" "$out"; fi
 
