@@ -159,6 +159,12 @@ class Study:
         m = PASSED.search(out)
         digests = sorted(set(DIGEST.findall(out)))
         outcome, detail = classify(out, p.returncode, timed_out)
+        if outcome == "error":  # keep what the run printed, for the record (no JVM crash report)
+            errors = self.out / "errors"
+            errors.mkdir(exist_ok=True)
+            kept_out = errors / f"t{threads}-{heap_mib:g}M-pid{p.pid}.out"
+            kept_out.write_bytes(out)
+            detail = f"{detail} ({kept_out})"
         crash = work / f"hs_err_pid{p.pid}.log"
         if crash.exists():  # keep the JVM's crash report, name it in the CSV
             crashes = self.out / "crashes"
