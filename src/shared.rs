@@ -92,7 +92,7 @@ impl Shared {
         let s = self.settings;
         // SAFETY: per the contract.
         unsafe {
-            (*b).collect();
+            (*b).collect_all();
             (*b).sweep(is_live, s.zero_cells, s.accounting, self.budget, self.os)
         }
     }
@@ -110,7 +110,7 @@ impl Shared {
     ) -> u32 {
         // SAFETY: per the contract.
         unsafe {
-            (*b).collect();
+            (*b).collect_all();
             (*b).account(is_marked, self.settings.accounting, self.budget, self.os)
         }
     }
