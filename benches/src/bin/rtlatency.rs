@@ -164,6 +164,15 @@ fn alloc_of(name: &str) -> &'static (dyn GlobalAlloc + Sync) {
     }
 }
 
+/// The machine's steal time (jiffies, 10 ms: time the hypervisor ran something else on our
+/// virtual CPUs), from /proc/stat.
+fn steal_jiffies() -> i64 {
+    std::fs::read_to_string("/proc/stat")
+        .ok()
+        .and_then(|s| s.lines().next().and_then(|l| l.split_whitespace().nth(8)?.parse().ok()))
+        .unwrap_or(0)
+}
+
 fn ctx_switches() -> (i64, i64) {
     // SAFETY: `ru` is a valid, writable rusage.
     unsafe {
@@ -299,6 +308,7 @@ fn child(name: &'static str, threads: usize, ops: usize) {
     let mut hm = Hist::new();
     let mut hf = Hist::new();
     let (mut vcs, mut ics) = (0, 0);
+    let steal0 = steal_jiffies();
     let mut leftovers = Vec::new();
     for h in hs {
         let (m, f, v, i) = h.join().unwrap();
@@ -307,6 +317,8 @@ fn child(name: &'static str, threads: usize, ops: usize) {
         vcs += v;
         ics += i;
     }
+    let steal = steal_jiffies() - steal0;
+    println!("STEAL {steal}");
     // Objects still in the hand-over rings.
     for q in &qs {
         while let Some(v) = q.pop() {
@@ -322,12 +334,13 @@ fn child(name: &'static str, threads: usize, ops: usize) {
         }
     }
     let k = tsc_ns_per_tick();
+    let ticks_5us = (5000.0 / k) as u64;
     for (op, h) in [("malloc", &mut hm), ("free", &mut hf)] {
         let ns = |t: u64| (t as f64 * k).round() as u64;
         let (p50, p99, p999, max) = (h.quantile(0.5), h.quantile(0.99), h.quantile(0.999), h.max());
         let p9999 = h.quantile(0.9999);
         println!(
-            "ROW {name} {threads} {op} {} {} {} {} {} {} {} {} {}",
+            "ROW {name} {threads} {op} {} {} {} {} {} {} {} {} {} {}",
             h.n,
             ns(p50),
             ns(p99),
@@ -336,7 +349,8 @@ fn child(name: &'static str, threads: usize, ops: usize) {
             ns(p9999),
             h.above(p999 * 10),
             vcs,
-            ics
+            ics,
+            h.above(ticks_5us)
         );
     }
 }
@@ -377,8 +391,8 @@ fn main() {
     let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
     println!("load average before the run: {}", load.split_whitespace().take(3).collect::<Vec<_>>().join(" "));
     println!();
-    println!("| allocator | threads | op | p50 | p99 | p99.9 | p99.99 | max | max / p99.9 | >10×p99.9 | csw vol / invol |");
-    println!("|---|---|---|---|---|---|---|---|---|---|---|");
+    println!("| allocator | threads | op | p50 | p99 | p99.9 | p99.99 | max | max / p99.9 | >10×p99.9 | >5 µs | csw vol / invol | steal (10 ms) |");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for &t in &threads {
         for c in CONTENDERS {
             let out = Command::new(&exe)
@@ -390,14 +404,20 @@ fn main() {
                 eprintln!("{c} {t}: {}", String::from_utf8_lossy(&out.stderr));
                 std::process::exit(1);
             }
-            for line in String::from_utf8_lossy(&out.stdout).lines() {
+            let text = String::from_utf8_lossy(&out.stdout);
+            let steal = text
+                .lines()
+                .find_map(|l| l.strip_prefix("STEAL "))
+                .unwrap_or("?")
+                .to_string();
+            for line in text.lines() {
                 let f: Vec<&str> = line.split_whitespace().collect();
                 if f.first() != Some(&"ROW") {
                     continue;
                 }
                 let (p999, max): (f64, f64) = (f[7].parse().unwrap(), f[8].parse().unwrap());
                 println!(
-                    "| {} | {} | {} | {} | {} | {} | {} | {} | {:.0} | {} | {} / {} |",
+                    "| {} | {} | {} | {} | {} | {} | {} | {} | {:.0} | {} | {} | {} / {} | {} |",
                     f[1],
                     f[2],
                     f[3],
@@ -408,8 +428,10 @@ fn main() {
                     f[8],
                     max / p999.max(1.0),
                     f[10],
+                    f[13],
                     f[11],
-                    f[12]
+                    f[12],
+                    steal
                 );
             }
         }
