@@ -5,7 +5,7 @@
 //!
 //! | RT-mimalloc (Table V) | shardsweep bounded mode |
 //! |---|---|
-//! | profile-driven initialisation of segments / pages | the declared bytes of blocks pre-faulted (`MADV_POPULATE_WRITE`, or touched), the thread heaps' memory pre-mapped in a pool of [`BoundedSettings::threads`] slots, [`LARGE_POOL_PER_CLASS`] large mappings per large class |
+//! | profile-driven initialisation of segments / pages | the declared bytes of blocks pre-faulted (`MADV_POPULATE_WRITE`, or touched), the thread heaps' memory pre-mapped in a pool of [`BoundedSettings::threads`] slots, [`BoundedSettings::large_bytes`] of large objects pre-mapped, split evenly over the large classes (16, 32, 64, 128, 256 KiB) |
 //! | `mi_segment_free` / `_mi_page_free` disabled | an emptied block keeps its pages (no `madvise`, no purge) and goes to the arena's stack of resident blocks, from which any heap re-initialises it in O(pages per block) |
 //! | free-list extension limited to 2 blocks (-seg) / complete at init (-pag) | one OS page of cells per extension (≤ [`MAX_EXTEND_LINKS`] links) on pre-faulted memory: see below |
 //! | `pages_direct` updated through one pointer | direct-table slots of one bin rewritten, ≤ [`MAX_DIRECT_SPAN`] |
@@ -17,7 +17,7 @@
 //! charging), so an extension already links a constant number of cells (4 KiB / cell size ≤ 512)
 //! and needs no profile; the memory being pre-faulted, it costs no page fault either.
 //!
-//! Settings: `SHARDSWEEP_BOUNDED=<MiB>[,<threads>]` (read once with `getenv` at the first
+//! Settings: `SHARDSWEEP_BOUNDED=<MiB>[,<threads>[,<large MiB>]]` (read once with `getenv` at the first
 //! allocation; an invalid value is one line on stderr and exit status 2) or, in code,
 //! [`crate::Standalone::init_bounded`]. Exhaustion is reported, never served by the OS: a small
 //! request when every declared block is in use, a large one when its class's pool is empty (or
@@ -61,9 +61,8 @@ pub const DEFAULT_BOUNDED_THREADS: usize = 64;
 pub const MAX_BOUNDED_THREADS: usize = 256;
 /// Largest declared size (MiB): the arena's address space.
 pub const MAX_BOUNDED_MIB: usize = crate::standalone::ARENA_BYTES >> 20;
-/// Large mappings pre-mapped per large class (16, 32, 64, 128, 256 KiB: ~2 MiB in all).
-pub const LARGE_POOL_PER_CLASS: usize = 4;
-const _: () = assert!(LARGE_POOL_PER_CLASS <= crate::large_cache::SLOTS);
+/// Divisor of the declared MiB that gives the large pool's default size (a quarter).
+pub const DEFAULT_LARGE_SHARE: usize = 4;
 
 const fn max_direct_span() -> usize {
     use crate::config::{LOG_WORD_BYTES, MAX_DIRECT_BYTES};
@@ -113,8 +112,8 @@ pub const ALLOC_STEP_BOUND: usize = 1
 /// Bound on the work units of one free (excluding compare-exchange retries): the local fast
 /// path, or waking a full block, or a block emptied and handed back, or a remote push.
 pub const FREE_STEP_BOUND: usize = 1 + FREE_OWNED_STEPS + 1;
-/// Bound of a large allocation or free in bounded mode: a scan of one class's pool slots.
-pub const LARGE_STEP_BOUND: usize = crate::large_cache::SLOTS;
+/// Bound of a large allocation or free in bounded mode: one pop or push of a class's pool.
+pub const LARGE_STEP_BOUND: usize = 1;
 
 /// What a program declares for bounded mode.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -123,22 +122,34 @@ pub struct BoundedSettings {
     pub bytes: usize,
     /// Thread heaps pre-mapped: at most this many threads allocate at once.
     pub threads: usize,
+    /// Bytes of large objects (above the small size classes, up to 256 KiB) pre-mapped, split
+    /// evenly over the five large classes (at least one object per class).
+    pub large_bytes: usize,
 }
 
 impl BoundedSettings {
-    /// `mib` MiB of blocks for up to `threads` threads.
+    /// `mib` MiB of blocks for up to `threads` threads, and a quarter of that for large
+    /// objects.
     pub const fn mib(mib: usize, threads: usize) -> BoundedSettings {
         BoundedSettings {
             bytes: mib << 20,
             threads,
+            large_bytes: (mib << 20) / DEFAULT_LARGE_SHARE,
+        }
+    }
+    /// The same with `mib` MiB of large objects.
+    pub const fn with_large_mib(self, mib: usize) -> BoundedSettings {
+        BoundedSettings {
+            large_bytes: mib << 20,
+            ..self
         }
     }
 }
 
-const WHY: &str = "valid values are <MiB>[,<threads>] with MiB 1 to 65536 and threads 1 to 256 \
-                   (default 64), e.g. 256 or 256,8";
+const WHY: &str = "valid values are <MiB>[,<threads>[,<large MiB>]] with MiB 1 to 65536, threads \
+                   1 to 256 (default 64), large MiB 1 to 65536 (default MiB/4), e.g. 256 or 256,8";
 
-/// Parses `<MiB>[,<threads>]` (decimal digits only).
+/// Parses `<MiB>[,<threads>[,<large MiB>]]` (decimal digits only).
 pub fn parse_bounded(s: &[u8]) -> Result<BoundedSettings, &'static str> {
     fn number(s: &[u8], max: usize) -> Result<usize, &'static str> {
         let s = s.trim_ascii();
@@ -151,13 +162,17 @@ pub fn parse_bounded(s: &[u8]) -> Result<BoundedSettings, &'static str> {
         }
         Ok(v)
     }
-    let mut parts = s.splitn(2, |&c| c == b',');
+    let mut parts = s.splitn(3, |&c| c == b',');
     let mib = number(parts.next().unwrap_or(b""), MAX_BOUNDED_MIB)?;
     let threads = match parts.next() {
         Some(t) => number(t, MAX_BOUNDED_THREADS)?,
         None => DEFAULT_BOUNDED_THREADS,
     };
-    Ok(BoundedSettings::mib(mib, threads))
+    let s = BoundedSettings::mib(mib, threads);
+    match parts.next() {
+        Some(l) => Ok(s.with_large_mib(number(l, MAX_BOUNDED_MIB)?)),
+        None => Ok(s),
+    }
 }
 
 /// `XMODE` values.
@@ -284,6 +299,11 @@ mod tests {
         assert_eq!(parse_bounded(b"256"), Ok(BoundedSettings::mib(256, 64)));
         assert_eq!(parse_bounded(b" 64,8 "), Ok(BoundedSettings::mib(64, 8)));
         assert_eq!(parse_bounded(b"65536,256"), Ok(BoundedSettings::mib(65536, 256)));
+        assert_eq!(
+            parse_bounded(b"64,8,32"),
+            Ok(BoundedSettings::mib(64, 8).with_large_mib(32))
+        );
+        assert_eq!(BoundedSettings::mib(64, 8).large_bytes, 16 << 20);
         for bad in [
             &b"0"[..],
             b"65537",
@@ -292,6 +312,8 @@ mod tests {
             b"64MiB",
             b"",
             b"64,",
+            b"64,8,0",
+            b"64,8,1,1",
             b",8",
             b"-1",
             b"1e3",

@@ -14,7 +14,8 @@
 
 use crate::block::Block;
 use crate::block_stack::BlockStack;
-use crate::bounded::{self, BoundedSettings, LARGE_POOL_PER_CLASS, MAX_BOUNDED_THREADS};
+use crate::bounded::{self, BoundedSettings, MAX_BOUNDED_THREADS};
+use crate::large_cache::CLASSES;
 use crate::budget::{Accounting, CountingBudget};
 use crate::config::{BLOCK_BYTES, PAGE_BYTES};
 use crate::heap::{free_remote, Heap};
@@ -342,17 +343,35 @@ fn init_bounded_now(s: BoundedSettings) {
             next += 1;
         }
     }
-    for c in 0..crate::large_cache::CLASSES {
+    for c in 0..CLASSES {
         let bytes = LargeCache::class_bytes(c);
-        let m = map_aligned(LARGE_POOL_PER_CLASS * bytes, PAGE_BYTES);
+        let n = (s.large_bytes / CLASSES / bytes).max(1);
+        let m = map_aligned(n * bytes, PAGE_BYTES);
         assert!(!m.is_null(), "shardsweep: cannot map the bounded large pool");
         // SAFETY: a fresh mapping of ours that nobody else uses yet.
-        unsafe { prefault(m, LARGE_POOL_PER_CLASS * bytes) };
-        for i in 0..LARGE_POOL_PER_CLASS {
-            // A full class (mappings cached before the initialisation) keeps the rest unused.
-            let _ = LARGE.put(c, m as usize + i * bytes);
+        unsafe { prefault(m, n * bytes) };
+        for i in (0..n).rev() {
+            // SAFETY: page-aligned slots of the fresh mapping, never unmapped; the stack's link
+            // is a word of the slot (`BlockStack` needs 4 KiB alignment and mapped memory).
+            unsafe { LARGE_POOL[c].push((m as usize + i * bytes) as *mut Block) };
         }
+        // Relaxed: published with the bounded mode (`bounded::finish`, Release).
+        LARGE_POOL_RANGE[c][0].store(m as usize, Ordering::Relaxed);
+        LARGE_POOL_RANGE[c][1].store(n * bytes, Ordering::Relaxed);
     }
+}
+
+/// Bounded mode: the pre-mapped large objects of each large class, on a lock-free stack (a
+/// free slot's first words are its link), and each class's mapping (base, bytes).
+static LARGE_POOL: [BlockStack; CLASSES] = [const { BlockStack::new() }; CLASSES];
+static LARGE_POOL_RANGE: [[AtomicUsize; 2]; CLASSES] =
+    [const { [AtomicUsize::new(0), AtomicUsize::new(0)] }; CLASSES];
+
+/// Whether `p` is a slot of the bounded large pool of class `c`.
+fn in_large_pool(c: usize, p: usize) -> bool {
+    // Relaxed: set at the bounded initialisation, published with the mode.
+    let base = LARGE_POOL_RANGE[c][0].load(Ordering::Relaxed);
+    p.wrapping_sub(base) < LARGE_POOL_RANGE[c][1].load(Ordering::Relaxed)
 }
 
 /// Bytes of memory for a heap, rounded to pages.
@@ -469,6 +488,12 @@ impl Standalone {
             );
             if let Some(c) = LargeCache::class(layout.size(), layout.align()) {
                 crate::steps::add(1);
+                if in_large_pool(c, p as usize) {
+                    // SAFETY: a slot of the pool, freed once (contract), page-aligned, mapped
+                    // for the life of the process.
+                    unsafe { LARGE_POOL[c].push(p as *mut Block) };
+                    return;
+                }
                 if LARGE.put(c, p as usize) {
                     return;
                 }
@@ -502,9 +527,13 @@ impl Standalone {
         let bounded = bounded::ensure_read(init_bounded_now);
         if let Some(c) = LargeCache::class(layout.size(), layout.align()) {
             crate::steps::add(1);
+            if bounded {
+                // The class's pool, or null when it is empty.
+                return LARGE_POOL[c].pop().map_or(ptr::null_mut(), |b| b as *mut u8);
+            }
             let p = LARGE.take(c);
-            if p != 0 || bounded {
-                return p as *mut u8; // bounded mode: the class's pool is empty: null
+            if p != 0 {
+                return p as *mut u8;
             }
             return map_aligned(LargeCache::class_bytes(c), PAGE_BYTES);
         }
@@ -604,9 +633,10 @@ impl Standalone {
         Ok(())
     }
 
-    /// Whether bounded mode is on.
+    /// Whether bounded mode is on (reads `SHARDSWEEP_BOUNDED` first if no allocation did yet,
+    /// and initialises bounded mode if it is set).
     pub fn is_bounded() -> bool {
-        bounded::is_on()
+        bounded::ensure_read(init_bounded_now)
     }
 
     /// Blocks the arena may still hand out fresh (bounded mode: what is left of the declared
