@@ -290,6 +290,13 @@ fn invalid_setting(value: &[u8], why: &str) -> ! {
     unsafe { libc::_exit(2) }
 }
 
+const _: () = assert!(MAX_DIRECT_SPAN >= 1 && MAX_DIRECT_SPAN <= crate::config::DIRECT_SLOTS);
+const _: () = assert!(MAX_EXTEND_LINKS == 512, "4 KiB pages of 8-byte cells");
+const _: () = assert!(
+    ALLOC_STEP_BOUND < 8192 && FREE_STEP_BOUND < 64,
+    "the per-operation bounds stay small constants"
+);
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -323,11 +330,19 @@ mod tests {
     }
 
     #[test]
-    fn bounds_are_the_documented_sums() {
-        // 64 KiB blocks: bins up to 1 KiB span at most 32 direct slots (bins 128 bytes apart).
-        assert!(MAX_DIRECT_SPAN >= 1 && MAX_DIRECT_SPAN <= 32, "{MAX_DIRECT_SPAN}");
-        assert_eq!(MAX_EXTEND_LINKS, 512);
-        assert!(ALLOC_STEP_BOUND < 8192, "{ALLOC_STEP_BOUND}");
-        assert!(FREE_STEP_BOUND < 64, "{FREE_STEP_BOUND}");
+    fn the_direct_span_is_the_widest_bin() {
+        // Recomputed the way `Heap::set_direct` walks a bin's slots.
+        use crate::config::{DIRECT_SLOTS, MAX_DIRECT_BYTES};
+        let widest = (1..BIN_COUNT)
+            .filter_map(|bin| {
+                let lo = if bin == 1 { 0 } else { bin_bytes(bin - 1) + 1 };
+                (lo <= MAX_DIRECT_BYTES).then(|| {
+                    let hi = (bin_bytes(bin) / WORD_BYTES).min(DIRECT_SLOTS - 1);
+                    hi + 1 - lo.div_ceil(WORD_BYTES)
+                })
+            })
+            .max()
+            .unwrap();
+        assert_eq!(widest, MAX_DIRECT_SPAN);
     }
 }
