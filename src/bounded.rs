@@ -46,7 +46,7 @@ use crate::sync::{AtomicUsize, Ordering};
 
 /// Remote frees moved from a block's `xthread_free` to its `local_free` per collect. A block
 /// with more pending keeps the rest (counted in `used`) for its next collect.
-pub const MAX_COLLECT: usize = 256;
+pub const MAX_COLLECT: usize = 64;
 /// Delayed frees (remote frees into full blocks) handled per slow path; the rest wait for the
 /// next one, none is lost.
 pub const MAX_DRAIN: usize = 32;
