@@ -64,11 +64,20 @@ struct Hist {
 
 impl Hist {
     fn new() -> Hist {
-        Hist {
+        let mut h = Hist {
             exact: vec![0; EXACT_NS],
-            slow: Vec::new(),
+            slow: Vec::with_capacity(1 << 16),
             n: 0,
+        };
+        // Touch every page now, so that the page faults counted during the timed loop are the
+        // allocator's, not the histogram's (calloc'ed memory faults in on first write).
+        for i in (0..EXACT_NS).step_by(512) {
+            // SAFETY: in bounds; a volatile write of the value already there.
+            unsafe { std::ptr::write_volatile(&mut h.exact[i], 0) };
         }
+        h.slow.extend(std::iter::repeat_n(0, 1 << 16));
+        h.slow.clear();
+        h
     }
     #[inline(always)]
     fn add(&mut self, t: u64) {
@@ -173,12 +182,13 @@ fn steal_jiffies() -> i64 {
         .unwrap_or(0)
 }
 
-fn ctx_switches() -> (i64, i64) {
+/// This thread's voluntary and involuntary context switches and minor page faults.
+fn ctx_switches() -> (i64, i64, i64) {
     // SAFETY: `ru` is a valid, writable rusage.
     unsafe {
         let mut ru: libc::rusage = std::mem::zeroed();
         libc::getrusage(libc::RUSAGE_THREAD, &mut ru);
-        (ru.ru_nvcsw, ru.ru_nivcsw)
+        (ru.ru_nvcsw, ru.ru_nivcsw, ru.ru_minflt)
     }
 }
 
@@ -191,20 +201,22 @@ fn thread_loop(
     multi: bool,
     out_q: Arc<Spsc>,
     in_q: Arc<Spsc>,
-) -> (Hist, Hist, i64, i64) {
+) -> (Hist, Hist, i64, i64, i64) {
     let a = alloc_of(name);
     let timer_only = name == "timer";
     let mut hm = Hist::new();
     let mut hf = Hist::new();
     let mut seed = 0xABCDEFu64 ^ (t as u64 * 0x9E37_79B9);
     let mut ring: Vec<(usize, usize)> = Vec::with_capacity(WINDOW);
+    ring.extend(std::iter::repeat_n((0, 0), WINDOW));
+    ring.clear();
     let mut next = || {
         seed ^= seed << 13;
         seed ^= seed >> 7;
         seed ^= seed << 17;
         size_of_draw(seed)
     };
-    let mut cs0 = (0, 0);
+    let mut cs0 = (0, 0, 0);
     let warm = WINDOW * 2;
     for k in 0..warm + ops {
         if k == warm {
@@ -284,7 +296,7 @@ fn thread_loop(
             unsafe { a.dealloc(q as *mut u8, Layout::from_size_align(qs, 8).unwrap()) };
         }
     }
-    (hm, hf, cs1.0 - cs0.0, cs1.1 - cs0.1)
+    (hm, hf, cs1.0 - cs0.0, cs1.1 - cs0.1, cs1.2 - cs0.2)
 }
 
 fn child(name: &'static str, threads: usize, ops: usize) {
@@ -307,18 +319,19 @@ fn child(name: &'static str, threads: usize, ops: usize) {
         .collect();
     let mut hm = Hist::new();
     let mut hf = Hist::new();
-    let (mut vcs, mut ics) = (0, 0);
+    let (mut vcs, mut ics, mut flt) = (0, 0, 0);
     let steal0 = steal_jiffies();
     let mut leftovers = Vec::new();
     for h in hs {
-        let (m, f, v, i) = h.join().unwrap();
+        let (m, f, v, i, pf) = h.join().unwrap();
+        flt += pf;
         hm.merge(&m);
         hf.merge(&f);
         vcs += v;
         ics += i;
     }
     let steal = steal_jiffies() - steal0;
-    println!("STEAL {steal}");
+    println!("STEAL {steal} {flt}");
     // Objects still in the hand-over rings.
     for q in &qs {
         while let Some(v) = q.pop() {
@@ -384,15 +397,16 @@ fn main() {
         "per-operation latency, ns (TSC); {ops} timed allocations per cell (and as many frees), \
          split over its threads; >10×p99.9 = operations slower than ten times the p99.9; \
          csw = context switches of the measuring threads during the timed loop (voluntary = \
-         the periodic sleeps, involuntary = preempted); scheduling {sched}; {PERIOD} steps per \
+         the periodic sleeps, involuntary = preempted); page faults = their minor faults then; \
+         steal = the machine's steal time then (jiffies of 10 ms); scheduling {sched}; {PERIOD} steps per \
          period, then {SLEEP_US} µs asleep"
     );
     println!();
     let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
     println!("load average before the run: {}", load.split_whitespace().take(3).collect::<Vec<_>>().join(" "));
     println!();
-    println!("| allocator | threads | op | p50 | p99 | p99.9 | p99.99 | max | max / p99.9 | >10×p99.9 | >5 µs | csw vol / invol | steal (10 ms) |");
-    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    println!("| allocator | threads | op | p50 | p99 | p99.9 | p99.99 | max | max / p99.9 | >10×p99.9 | >5 µs | csw vol / invol | page faults | steal (10 ms) |");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for &t in &threads {
         for c in CONTENDERS {
             let out = Command::new(&exe)
@@ -405,11 +419,13 @@ fn main() {
                 std::process::exit(1);
             }
             let text = String::from_utf8_lossy(&out.stdout);
-            let steal = text
+            let stolen: Vec<&str> = text
                 .lines()
                 .find_map(|l| l.strip_prefix("STEAL "))
-                .unwrap_or("?")
-                .to_string();
+                .unwrap_or("? ?")
+                .split_whitespace()
+                .collect();
+            let (steal, faults) = (stolen[0], stolen[1]);
             for line in text.lines() {
                 let f: Vec<&str> = line.split_whitespace().collect();
                 if f.first() != Some(&"ROW") {
@@ -417,7 +433,7 @@ fn main() {
                 }
                 let (p999, max): (f64, f64) = (f[7].parse().unwrap(), f[8].parse().unwrap());
                 println!(
-                    "| {} | {} | {} | {} | {} | {} | {} | {} | {:.0} | {} | {} | {} / {} | {} |",
+                    "| {} | {} | {} | {} | {} | {} | {} | {} | {:.0} | {} | {} | {} / {} | {} | {} |",
                     f[1],
                     f[2],
                     f[3],
@@ -431,6 +447,7 @@ fn main() {
                     f[13],
                     f[11],
                     f[12],
+                    faults,
                     steal
                 );
             }
