@@ -397,23 +397,22 @@ thread_local! {
 }
 
 /// Runs `f` with this thread's heap, creating it on first use. `None` while the thread is
-/// being torn down (its heap is gone).
+/// being torn down (its heap is gone); `f(None)` in bounded mode when every heap slot is taken.
 #[inline(always)]
-fn with_heap<R>(f: impl FnOnce(&mut Heap) -> R) -> Option<R> {
+fn with_heap<R>(f: impl FnOnce(Option<&mut Heap>) -> R) -> Option<R> {
     HEAP.try_with(|slot| {
         let mut h = slot.0.get();
         if h.is_null() {
             h = new_heap();
             if h.is_null() {
-                return None; // bounded mode: every heap slot is taken
+                return f(None); // bounded mode: every heap slot is taken
             }
             slot.0.set(h);
         }
         // SAFETY: the heap is this thread's own; no other reference to it is live.
-        Some(f(unsafe { &mut *h }))
+        f(Some(unsafe { &mut *h }))
     })
     .ok()
-    .flatten()
 }
 
 /// A new heap, or null in bounded mode when the heap pool is exhausted. The first call of the
@@ -441,11 +440,13 @@ impl Standalone {
         let size = layout.size();
         assert!(size != 0, "shardsweep: zero-sized allocation request");
         if layout.align() <= 8 && size <= crate::config::MAX_SMALL_BYTES {
-            return with_heap(|h| h.alloc(size)).unwrap_or_else(|| Self::alloc_orphan(layout));
+            return with_heap(|h| h.map_or(ptr::null_mut(), |h| h.alloc(size)))
+                .unwrap_or_else(|| Self::alloc_orphan(layout));
         }
         match bin_for_aligned(size, layout.align()) {
             Some(bin) => {
-                with_heap(|h| h.alloc_bin(bin)).unwrap_or_else(|| Self::alloc_orphan(layout))
+                with_heap(|h| h.map_or(ptr::null_mut(), |h| h.alloc_bin(bin)))
+                    .unwrap_or_else(|| Self::alloc_orphan(layout))
             }
             None => Self::alloc_large(layout),
         }
@@ -466,10 +467,13 @@ impl Standalone {
             ARENA.contains(p),
             "shardsweep: free of {p:?}: not allocated by shardsweep (foreign pointer)"
         );
-        // SAFETY: `p` is a cell of a live arena block (contract).
-        let done = with_heap(|h| unsafe { h.free(p) });
+        // SAFETY (both): `p` is a cell of a live arena block (contract); without a heap
+        // (thread teardown) it is freed as a foreign thread would.
+        let done = with_heap(|h| match h {
+            Some(h) => unsafe { h.free(p) },
+            None => unsafe { free_remote(Block::of(p), p) },
+        });
         if done.is_none() {
-            // Thread teardown: free as a foreign thread would.
             // SAFETY: as above.
             unsafe { free_remote(Block::of(p), p) };
         }
@@ -505,8 +509,11 @@ impl Standalone {
             unsafe { unmap(p, Self::large_bytes(layout)) };
             return;
         }
-        // SAFETY: an aligned small cell of a live arena block (contract).
-        let done = with_heap(|h| unsafe { h.free(p) });
+        // SAFETY (both): an aligned small cell of a live arena block (contract).
+        let done = with_heap(|h| match h {
+            Some(h) => unsafe { h.free(p) },
+            None => unsafe { free_remote(Block::of(p), p) },
+        });
         if done.is_none() {
             // SAFETY: as above.
             unsafe { free_remote(Block::of(p), p) };
@@ -586,10 +593,14 @@ impl Standalone {
     /// `p` is a live cell returned by [`Standalone::alloc`] (`Standalone::owns(p)`), freed once.
     #[inline]
     pub unsafe fn free_cell(p: *mut u8) {
-        // SAFETY: a cell of a live arena block (contract).
-        let done = with_heap(|h| unsafe { h.free(p) });
+        // SAFETY (both): a cell of a live arena block (contract); thread teardown frees as a
+        // foreign thread would.
+        let done = with_heap(|h| match h {
+            Some(h) => unsafe { h.free(p) },
+            None => unsafe { free_remote(Block::of(p), p) },
+        });
         if done.is_none() {
-            // SAFETY: as above; thread teardown frees as a foreign thread would.
+            // SAFETY: as above.
             unsafe { free_remote(Block::of(p), p) };
         }
     }
