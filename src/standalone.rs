@@ -467,10 +467,11 @@ impl Standalone {
             ARENA.contains(p),
             "shardsweep: free of {p:?}: not allocated by shardsweep (foreign pointer)"
         );
-        // SAFETY (both): `p` is a cell of a live arena block (contract); without a heap
-        // (thread teardown) it is freed as a foreign thread would.
         let done = with_heap(|h| match h {
+            // SAFETY: `p` is an allocated cell of a live arena block (contract).
             Some(h) => unsafe { h.free(p) },
+            // SAFETY: as above; without a heap (bounded mode, every heap slot taken) it is
+            // freed as a foreign thread would.
             None => unsafe { free_remote(Block::of(p), p) },
         });
         if done.is_none() {
@@ -509,9 +510,11 @@ impl Standalone {
             unsafe { unmap(p, Self::large_bytes(layout)) };
             return;
         }
-        // SAFETY (both): an aligned small cell of a live arena block (contract).
         let done = with_heap(|h| match h {
+            // SAFETY: `p` is an allocated cell of a live arena block (contract).
             Some(h) => unsafe { h.free(p) },
+            // SAFETY: as above; without a heap (bounded mode, every heap slot taken) it is
+            // freed as a foreign thread would.
             None => unsafe { free_remote(Block::of(p), p) },
         });
         if done.is_none() {
@@ -593,10 +596,11 @@ impl Standalone {
     /// `p` is a live cell returned by [`Standalone::alloc`] (`Standalone::owns(p)`), freed once.
     #[inline]
     pub unsafe fn free_cell(p: *mut u8) {
-        // SAFETY (both): a cell of a live arena block (contract); thread teardown frees as a
-        // foreign thread would.
         let done = with_heap(|h| match h {
+            // SAFETY: `p` is an allocated cell of a live arena block (contract).
             Some(h) => unsafe { h.free(p) },
+            // SAFETY: as above; without a heap (bounded mode, every heap slot taken) it is
+            // freed as a foreign thread would.
             None => unsafe { free_remote(Block::of(p), p) },
         });
         if done.is_none() {
