@@ -39,6 +39,8 @@ static XLIMITED: [crate::sync::AtomicUsize; 4] = [const { crate::sync::AtomicUsi
 
 /// Counts a bounded step that stopped at its limit (process-wide).
 #[inline(always)]
+// Under loom only the thread-free protocol is compiled, which counts retries alone.
+#[cfg_attr(loom, allow(dead_code))]
 pub(crate) fn limited(which: Limit) {
     #[cfg(feature = "step-count")]
     // Relaxed: a statistic.
@@ -64,6 +66,8 @@ pub const ENABLED: bool = cfg!(feature = "step-count");
 
 /// Adds `n` work units to this thread's count.
 #[inline(always)]
+// Under loom only the thread-free protocol is compiled, which counts retries alone.
+#[cfg_attr(loom, allow(dead_code))]
 pub(crate) fn add(n: usize) {
     #[cfg(feature = "step-count")]
     {

@@ -4,7 +4,7 @@
 //! `munmap` or `madvise` happens meanwhile. Also: `SHARDSWEEP_BOUNDED` in the environment turns
 //! the mode on at the first allocation (checked in a child process). Runs in its own process.
 
-use shardsweep::{os_calls, BoundedSettings, Standalone, BLOCK_BYTES};
+use shardsweep::{os_calls, BoundedSettings, Standalone, BLOCK_BYTES, MAX_SMALL_BYTES};
 use std::alloc::Layout;
 
 const CHILD: &str = "SHARDSWEEP_TEST_BOUNDED_CHILD";
@@ -17,7 +17,9 @@ fn exhaustion_returns_null_and_memory_is_reused() {
     // 4 MiB of blocks, 2 heaps (this thread and one more), 1 MiB of large objects.
     Standalone::init_bounded(BoundedSettings::mib(4, 2).with_large_mib(1)).unwrap();
     let calls = os_calls();
-    let l = Layout::from_size_align(1024, 8).unwrap();
+    // A small size class whatever the block size (1 KiB with 64 KiB blocks).
+    let size = (MAX_SMALL_BYTES / 2).min(1024);
+    let l = Layout::from_size_align(size, 8).unwrap();
     let mut cells = Vec::new();
     loop {
         let p = Standalone::alloc(l);
@@ -25,11 +27,11 @@ fn exhaustion_returns_null_and_memory_is_reused() {
             break;
         }
         cells.push(p as usize);
-        assert!(cells.len() <= (4 << 20) / 1024, "more cells than the declared memory holds");
+        assert!(cells.len() <= (4 << 20) / size, "more cells than the declared memory holds");
     }
     let blocks = (4 << 20) / BLOCK_BYTES;
     assert!(
-        cells.len() >= (blocks - 1) * (BLOCK_BYTES / 1024 - 1),
+        cells.len() >= (blocks - 1) * (BLOCK_BYTES / size - 1),
         "null long before the declared memory was used: {} cells",
         cells.len()
     );
@@ -40,7 +42,7 @@ fn exhaustion_returns_null_and_memory_is_reused() {
         // SAFETY: allocated above with `l`, freed once.
         unsafe { Standalone::dealloc(p as *mut u8, l) };
     }
-    let l2 = Layout::from_size_align(256, 8).unwrap();
+    let l2 = Layout::from_size_align(size / 4, 8).unwrap();
     for _ in 0..n {
         let p = Standalone::alloc(l2);
         assert!(!p.is_null(), "an emptied block was not reused for another size class");
