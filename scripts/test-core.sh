@@ -19,7 +19,8 @@ step "core: bounded mode (step-count feature): per-operation work bounds, no sys
 # tests/bounded*.rs need the step counter (Cargo.toml's `step-count`); each runs in its own
 # process (bounded mode is per process). ~2 s in release.
 cargo test --release --target-dir "$T" --features step-count \
-  --test bounded --test bounded_default_contrast --test bounded_search --test bounded_exhaustion
+  --test bounded --test bounded_default_contrast --test bounded_search --test bounded_exhaustion \
+  --test bounded_profile
 
 for kib in 4 8 16 32 128 256; do
   step "core: block size ${kib} KiB (lib + model)"

@@ -497,6 +497,7 @@ impl Block {
         let Some(p) = self.next_extension() else {
             return false;
         };
+        crate::steps::extension();
         let overlap = self.overlap(p);
         let new = overlap.minus(self.resident);
         if !new.is_empty() && !budget.try_charge(new.count()) {

@@ -7,7 +7,7 @@
 //! |---|---|
 //! | profile-driven initialisation of segments / pages | the declared bytes of blocks pre-faulted (`MADV_POPULATE_WRITE`, or touched), the thread heaps' memory pre-mapped in a pool of [`BoundedSettings::threads`] slots, [`BoundedSettings::large_bytes`] of large objects pre-mapped, split evenly over the large classes (16, 32, 64, 128, 256 KiB) |
 //! | `mi_segment_free` / `_mi_page_free` disabled | an emptied block keeps its pages (no `madvise`, no purge) and goes to the arena's stack of resident blocks, from which any heap re-initialises it in O(pages per block) |
-//! | free-list extension limited to 2 blocks (-seg) / complete at init (-pag) | one OS page of cells per extension (≤ [`MAX_EXTEND_LINKS`] links) on pre-faulted memory: see below |
+//! | free-list extension limited to 2 blocks (-seg) / complete at init (-pag) | one OS page of cells per extension (≤ [`MAX_EXTEND_LINKS`] links) on pre-faulted memory: see below; or, with a profile ([`BoundedSettings::profile`]), complete at init as -pag, emptied blocks kept in their class |
 //! | `pages_direct` updated through one pointer | direct-table slots of one bin rewritten, ≤ [`MAX_DIRECT_SPAN`] |
 //! | `_mi_heap_collect_retired` disabled | no retire sweep: empty blocks are handed back as they empty, O(1) |
 //!
@@ -125,6 +125,13 @@ pub struct BoundedSettings {
     /// Bytes of large objects (above the small size classes, up to 256 KiB) pre-mapped, split
     /// evenly over the five large classes (at least one object per class).
     pub large_bytes: usize,
+    /// RT-mimalloc-pag's profile, optional: `(size in bytes, blocks)` pairs. At initialisation
+    /// that many blocks of each size's class are taken from the declared blocks and their free
+    /// lists built whole, and from then on an emptied block stays with its class (on the class's
+    /// abandoned stack) instead of going back to the arena: while the profile covers the
+    /// program's peak per class, no allocation extends a block (`tests/bounded_profile.rs`).
+    /// Empty: blocks are extended a page at a time at run time and emptied blocks serve any class.
+    pub profile: &'static [(usize, usize)],
 }
 
 impl BoundedSettings {
@@ -135,7 +142,12 @@ impl BoundedSettings {
             bytes: mib << 20,
             threads,
             large_bytes: (mib << 20) / DEFAULT_LARGE_SHARE,
+            profile: &[],
         }
+    }
+    /// The same with RT-mimalloc-pag's profile (see [`BoundedSettings::profile`]).
+    pub const fn with_profile(self, profile: &'static [(usize, usize)]) -> BoundedSettings {
+        BoundedSettings { profile, ..self }
     }
     /// The same with `mib` MiB of large objects.
     pub const fn with_large_mib(self, mib: usize) -> BoundedSettings {

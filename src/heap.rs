@@ -552,7 +552,7 @@ impl Heap {
                 self.queues[bin].remove(b);
                 (*b).collect();
                 if (*b).used() == 0 {
-                    self.shared.release_block(b);
+                    self.shared.give_up_empty(b);
                 } else {
                     self.queues[bin].push_front(b);
                     self.set_direct(bin);
@@ -726,7 +726,7 @@ impl Heap {
                 unsafe {
                     (*b).collect_all();
                     if (*b).used() == 0 {
-                        self.shared.release_block(b);
+                        self.shared.give_up_empty(b);
                     } else {
                         self.shared.abandon(b);
                     }

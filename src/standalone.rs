@@ -327,6 +327,14 @@ fn heap_memory() -> *mut Heap {
 /// limit and pre-faulting, the heap pool, the large pool. Maps only here.
 fn init_bounded_now(s: BoundedSettings) {
     ARENA.make_bounded(s.bytes);
+    if !s.profile.is_empty() {
+        SHARED.keep_emptied_blocks();
+        for &(size, blocks) in s.profile {
+            if let Some(bin) = bin_for_aligned(size.max(1), 8) {
+                SHARED.preextend(bin, blocks);
+            }
+        }
+    }
     let heaps = map_aligned(s.threads * HEAP_MAP_BYTES, PAGE_BYTES);
     assert!(!heaps.is_null(), "shardsweep: cannot map the bounded heap pool");
     // SAFETY: a fresh mapping of ours that nobody else uses yet.

@@ -49,6 +49,30 @@ pub(crate) fn limited(which: Limit) {
     let _ = which;
 }
 
+#[cfg(feature = "step-count")]
+static XEXTENSIONS: crate::sync::AtomicUsize = crate::sync::AtomicUsize::new(0);
+
+/// Counts one page extension of a block (process-wide).
+#[inline(always)]
+#[cfg_attr(loom, allow(dead_code))]
+pub(crate) fn extension() {
+    #[cfg(feature = "step-count")]
+    // Relaxed: a statistic.
+    XEXTENSIONS.fetch_add(1, crate::sync::Ordering::Relaxed);
+}
+
+/// Page extensions so far, process-wide (0 without the feature): with a covering profile,
+/// bounded mode extends no block after its initialisation.
+pub fn extensions() -> usize {
+    #[cfg(feature = "step-count")]
+    {
+        // Relaxed: a statistic, read after the threads that counted were joined.
+        XEXTENSIONS.load(crate::sync::Ordering::Relaxed)
+    }
+    #[cfg(not(feature = "step-count"))]
+    0
+}
+
 /// How often each bounded step stopped at its limit, process-wide (all 0 without the feature):
 /// a workload that never reaches a limit does not test it.
 pub fn limited_counts() -> [usize; 4] {

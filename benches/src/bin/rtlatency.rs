@@ -1,6 +1,8 @@
 //! Per-operation latency, as RT-mimalloc (seed 001) measures it: every `malloc` and every `free`
 //! timed on its own (TSC, `lfence`-ordered), reported as p50 / p99 / p99.9 / max per operation,
-//! for shardsweep's bounded mode, its default mode, mimalloc and the system allocator, on 1 and
+//! for shardsweep's bounded mode (without and with RT-mimalloc-pag's profile: `bounded-pag`,
+//! every size class up to 4 KiB with 8 blocks built whole at initialisation), its default
+//! mode, mimalloc and the system allocator, on 1 and
 //! on more threads (each thread hands half of its objects to the next thread, which frees them:
 //! cross-thread frees).
 //!
@@ -33,7 +35,7 @@ const PERIOD: usize = 4096;
 const SLEEP_US: u64 = 200;
 /// Exact histogram range (ns); slower operations are kept one by one.
 const EXACT_NS: usize = 1 << 16;
-const CONTENDERS: [&str; 5] = ["bounded", "default", "mimalloc", "system", "timer"];
+const CONTENDERS: [&str; 6] = ["bounded", "bounded-pag", "default", "mimalloc", "system", "timer"];
 
 /// Nanoseconds per TSC tick, measured against the monotonic clock.
 fn tsc_ns_per_tick() -> f64 {
@@ -167,7 +169,7 @@ fn alloc_of(name: &str) -> &'static (dyn GlobalAlloc + Sync) {
     static MI: mimalloc::MiMalloc = mimalloc::MiMalloc;
     static SYS: std::alloc::System = std::alloc::System;
     match name {
-        "bounded" | "default" => &SS,
+        "bounded" | "bounded-pag" | "default" => &SS,
         "mimalloc" => &MI,
         _ => &SYS,
     }
@@ -303,6 +305,17 @@ fn child(name: &'static str, threads: usize, ops: usize) {
     if name == "bounded" {
         shardsweep::Standalone::init_bounded(shardsweep::BoundedSettings::mib(256, 16))
             .expect("bounded init");
+    }
+    if name == "bounded-pag" {
+        // RT-mimalloc-pag's profile: 8 blocks built whole for every size class the size draw
+        // can hit (up to 4 KiB), ~19 MiB of the declared 256.
+        let profile: Vec<(usize, usize)> = (1..shardsweep::BIN_COUNT)
+            .map(shardsweep::bin_bytes)
+            .filter(|&b| b <= 4096)
+            .map(|b| (b, 8))
+            .collect();
+        let settings = shardsweep::BoundedSettings::mib(256, 16).with_profile(profile.leak());
+        shardsweep::Standalone::init_bounded(settings).expect("bounded init");
     }
     let qs: Vec<Arc<Spsc>> = (0..threads).map(|_| Arc::new(Spsc::new(4 * WINDOW))).collect();
     let start = Arc::new(std::sync::Barrier::new(threads));
