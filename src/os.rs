@@ -240,6 +240,18 @@ pub(crate) unsafe fn prefault(p: *mut u8, bytes: usize) {
     }
 }
 
+/// Asks for transparent huge pages over `p .. p + bytes` (`MADV_HUGEPAGE`; the kernel's
+/// `transparent_hugepage` setting `madvise` or `always` honours it): the bounded mode's
+/// pre-faulted arena, so that its blocks cost fewer TLB misses. Harmless where refused.
+///
+/// # Safety
+/// The range is mapped by us.
+pub(crate) unsafe fn advise_huge(p: *mut u8, bytes: usize) {
+    XMADVISE.fetch_add(1, Ordering::Relaxed);
+    // SAFETY: advice only; the contents of the range are unchanged.
+    unsafe { libc::madvise(p.cast(), bytes, libc::MADV_HUGEPAGE) };
+}
+
 const _: () = assert!(BLOCK_BYTES % PAGE_BYTES == 0);
 
 #[cfg(test)]

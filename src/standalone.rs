@@ -169,7 +169,10 @@ impl ArenaSource {
         let limit = (bump + bytes.div_ceil(BLOCK_BYTES) * BLOCK_BYTES).min(reserved);
         // SAFETY: `base .. base + limit` is part of our reservation; MADV_POPULATE_WRITE keeps
         // the contents of blocks in use (the touching fallback writes each byte back as read).
-        unsafe { prefault(base as *mut u8, limit) };
+        unsafe {
+            crate::os::advise_huge(base as *mut u8, limit);
+            prefault(base as *mut u8, limit)
+        };
         // Relaxed: published with the bounded mode (`bounded::finish`, Release).
         self.xlimit.store(limit, Ordering::Relaxed);
         self.xbounded.store(1, Ordering::Relaxed);
