@@ -5,7 +5,7 @@
 //!
 //! | RT-mimalloc (Table V) | shardsweep bounded mode |
 //! |---|---|
-//! | profile-driven initialisation of segments / pages | the declared bytes of blocks pre-faulted (`MADV_POPULATE_WRITE`, or touched), the thread heaps' memory pre-mapped in a pool of [`BoundedSettings::threads`] slots, [`BoundedSettings::large_bytes`] of large objects pre-mapped, split evenly over the large classes (16, 32, 64, 128, 256 KiB) |
+//! | profile-driven initialisation of segments / pages | the declared bytes of blocks pre-faulted (`MADV_POPULATE_WRITE`, or touched; `MADV_HUGEPAGE` asked for first), the thread heaps' memory pre-mapped in a pool of [`BoundedSettings::threads`] slots, [`BoundedSettings::large_bytes`] of large objects pre-mapped, split evenly over the large classes (16, 32, 64, 128, 256 KiB) |
 //! | `mi_segment_free` / `_mi_page_free` disabled | an emptied block keeps its pages (no `madvise`, no purge) and goes to the arena's stack of resident blocks, from which any heap re-initialises it in O(pages per block) |
 //! | free-list extension limited to 2 blocks (-seg) / complete at init (-pag) | one OS page of cells per extension (≤ [`MAX_EXTEND_LINKS`] links) on pre-faulted memory: see below; or, with a profile ([`BoundedSettings::profile`]), complete at init as -pag, emptied blocks kept in their class |
 //! | `pages_direct` updated through one pointer | direct-table slots of one bin rewritten, ≤ [`MAX_DIRECT_SPAN`] |
