@@ -373,7 +373,8 @@ fn init_bounded_now(s: BoundedSettings) {
 }
 
 /// Bounded mode: the pre-mapped large objects of each large class, on a lock-free stack (a
-/// free slot's first words are its link), and each class's mapping (base, bytes).
+/// free slot's word at `Block::xstack_next`'s offset is its link), and each class's mapping
+/// (base, bytes).
 static LARGE_POOL: [BlockStack; CLASSES] = [const { BlockStack::new() }; CLASSES];
 static LARGE_POOL_RANGE: [[AtomicUsize; 2]; CLASSES] =
     [const { [AtomicUsize::new(0), AtomicUsize::new(0)] }; CLASSES];
