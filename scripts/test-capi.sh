@@ -42,6 +42,9 @@ for i in range(1000000):
 PY
 
 python3 "$W/mt.py" | sed 's/loaded: False/loaded: True/' >"$W/py.expected"
+# The same threads without the large objects (bounded mode's large pool stops at 256 KiB).
+sed -n '1,/^print(sorted/p' "$W/mt.py" | sed 's/^print(sorted(out.values()), .*$/print(sorted(out.values()))/;/^d = /d' >"$W/mt-small.py"
+python3 "$W/mt-small.py" >"$W/pyb.expected"
 sort --parallel=4 -S 50M "$W/in.txt" | sha256sum >"$W/sort.expected"
 
 for profile in release debug; do
@@ -72,6 +75,18 @@ for profile in release debug; do
   rc=0; err=$(SHARDSWEEP_PURGE_DELAY_MS=soon LD_PRELOAD=$L sort "$W/in.txt" 2>&1 >/dev/null) || rc=$?
   [ "$rc" = 2 ] && [ "$(wc -l <<<"$err")" = 1 ] && grep -q "SHARDSWEEP_PURGE_DELAY_MS=soon: invalid delay: valid values are 0" <<<"$err" \
     || fail "invalid SHARDSWEEP_PURGE_DELAY_MS: rc=$rc, stderr: $err"
+  passed=$((passed + 1))
+
+  step "capi ($profile): bounded mode (SHARDSWEEP_BOUNDED=64,8): python3 (4 threads) and sort alike; an invalid value is one line, exit 2"
+  # Large objects come from the bounded pool (at most 256 KiB each): pymalloc's arena map needs
+  # more, so python3 runs with PYTHONMALLOC=malloc; sort adapts its buffer to what malloc gives.
+  SHARDSWEEP_BOUNDED=64,8 PYTHONMALLOC=malloc LD_PRELOAD=$L python3 "$W/mt-small.py" >"$W/pyb.out"
+  cmp "$W/pyb.out" "$W/pyb.expected" || fail "python3 output differs in bounded mode"
+  SHARDSWEEP_BOUNDED=64,8 LD_PRELOAD=$L sort -S 200K "$W/in.txt" | sha256sum >"$W/sort.out"
+  cmp "$W/sort.out" "$W/sort.expected" || fail "sort output differs in bounded mode"
+  rc=0; err=$(SHARDSWEEP_BOUNDED=lots LD_PRELOAD=$L sort "$W/in.txt" 2>&1 >/dev/null) || rc=$?
+  [ "$rc" = 2 ] && [ "$(wc -l <<<"$err")" = 1 ] && grep -q "SHARDSWEEP_BOUNDED=lots: invalid declared memory: valid values are <MiB>" <<<"$err" \
+    || fail "invalid SHARDSWEEP_BOUNDED: rc=$rc, stderr: $err"
   passed=$((passed + 1))
 done
 echo "$passed passed, 0 failed"

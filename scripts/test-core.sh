@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Tests of the VM-agnostic core (src/): unit, model-based, stress and GlobalAlloc tests in
-# release and debug (debug assertions check the block invariants), the size-class tests for
+# release and debug (debug assertions check the block invariants), the bounded (real-time)
+# mode's step-bound and system-call tests (feature step-count), the size-class tests for
 # every supported block size, the build failure on an invalid block size, the C ABI under real
 # programs (LD_PRELOAD: scripts/test-capi.sh), loom, and miri when
 # the toolchain has it (set SHARDSWEEP_MIRI=0 to skip, =1 to require).
@@ -13,6 +14,13 @@ step "core: release"
 cargo test --release --target-dir "$T"
 step "core: debug (invariant checks on)"
 cargo test --target-dir "$T"
+
+step "core: bounded mode (step-count feature): per-operation work bounds, no system call after init, the default-mode contrast"
+# tests/bounded*.rs need the step counter (Cargo.toml's `step-count`); each runs in its own
+# process (bounded mode is per process). ~2 s in release.
+cargo test --release --target-dir "$T" --features step-count \
+  --test bounded --test bounded_default_contrast --test bounded_search --test bounded_exhaustion \
+  --test bounded_profile
 
 for kib in 4 8 16 32 128 256; do
   step "core: block size ${kib} KiB (lib + model)"

@@ -13,7 +13,9 @@
 //!
 //! Invariants (checked by [`Block::is_valid`] under `debug_assert!`):
 //! * `used + |free| + |local_free| == capacity`, where `used` counts cells handed out and not
-//!   yet collected (so it includes the cells on `xthread_free`) and `capacity` is the number of
+//!   yet collected (so it includes the cells on `xthread_free` and on `pending`, the remote
+//!   frees taken but not yet collected: a collect moves at most `MAX_COLLECT` of them, so that
+//!   its work is bounded) and `capacity` is the number of
 //!   cells starting in extended pages, less the set-aside ones (`|excluded|`);
 //! * `charged == {0} ∪ ⋃_{p ∈ extended} overlap_in_use(p)` (page accounting), or every page
 //!   (block accounting); right after a sweep this is exactly page 0 plus the pages overlapped
@@ -38,7 +40,8 @@ use crate::config::{
 };
 use crate::os::OsMemory;
 use crate::page_mask::PageMask;
-use crate::size_class::bin_bytes;
+use crate::bounded::MAX_COLLECT;
+use crate::size_class::{bin_bytes, BIN_COUNT};
 use crate::sync::{AtomicPtr, AtomicUsize};
 use crate::thread_free::{Delay, ThreadFree};
 use std::ptr;
@@ -92,8 +95,9 @@ pub struct Block {
     pub(crate) charged: PageMask,
     /// Pages that may hold non-zero bytes outside listed cells' link words.
     pub(crate) dirty: PageMask,
-    /// Pages in which a cell starts (derived from the cell size at init).
-    pub(crate) starts: PageMask,
+    /// Remote frees taken from `xthread_free` and not yet moved to `local_free` (still counted
+    /// in `used`): what a bounded collect left for the next one (owner only).
+    pub(crate) pending: *mut Cell,
     /// Cells starting in extended pages.
     pub(crate) capacity: u32,
     /// Cells that fit in the block.
@@ -159,7 +163,7 @@ pub(crate) static EMPTY_BLOCK: EmptyBlock = EmptyBlock(Block {
     extended: PageMask::EMPTY,
     charged: PageMask::EMPTY,
     dirty: PageMask::EMPTY,
-    starts: PageMask::EMPTY,
+    pending: ptr::null_mut(),
     excluded: PageMask::EMPTY,
     capacity: 0,
     reserved: 0,
@@ -181,7 +185,11 @@ pub(crate) fn empty_block() -> *mut Block {
 
 /// Ids of cells `first .. end` that start in page `p`.
 #[inline]
-pub(crate) fn cells_starting_in(p: usize, cell_size: usize, reserved: usize) -> (usize, usize) {
+pub(crate) const fn cells_starting_in(
+    p: usize,
+    cell_size: usize,
+    reserved: usize,
+) -> (usize, usize) {
     let lo = p * PAGE_BYTES;
     let hi = lo + PAGE_BYTES;
     let first = if lo <= HEADER_BYTES {
@@ -194,7 +202,34 @@ pub(crate) fn cells_starting_in(p: usize, cell_size: usize, reserved: usize) -> 
     } else {
         (hi - HEADER_BYTES).div_ceil(cell_size)
     };
-    (first.min(reserved), end.min(reserved))
+    (
+        if first < reserved { first } else { reserved },
+        if end < reserved { end } else { reserved },
+    )
+}
+
+/// Per size class, the pages in which a cell starts (`starts` of every block of the class).
+static STARTS: [PageMask; BIN_COUNT] = starts_table();
+
+const fn starts_table() -> [PageMask; BIN_COUNT] {
+    let mut t = [PageMask::EMPTY; BIN_COUNT];
+    let mut bin = 1;
+    while bin < BIN_COUNT {
+        let cell_size = bin_bytes(bin);
+        let reserved = (BLOCK_BYTES - HEADER_BYTES) / cell_size;
+        let mut m = 0u64;
+        let mut p = 0;
+        while p < PAGES_PER_BLOCK {
+            let (first, end) = cells_starting_in(p, cell_size, reserved);
+            if first < end {
+                m |= 1u64 << p;
+            }
+            p += 1;
+        }
+        t[bin] = PageMask(m);
+        bin += 1;
+    }
+    t
 }
 
 impl Block {
@@ -281,7 +316,7 @@ impl Block {
     /// Whether pages with unlisted cells remain.
     #[inline]
     pub fn can_extend(&self) -> bool {
-        !self.starts.minus(self.extended).is_empty()
+        !self.starts().minus(self.extended).is_empty()
     }
     /// Whether the header is a live shardsweep block header.
     #[inline]
@@ -386,13 +421,7 @@ impl Block {
         }
         let cell_size = bin_bytes(bin);
         let reserved = (BLOCK_BYTES - HEADER_BYTES) / cell_size;
-        let mut starts = PageMask::EMPTY;
-        for p in 0..PAGES_PER_BLOCK {
-            let (first, end) = cells_starting_in(p, cell_size, reserved);
-            if first < end {
-                starts = starts.union(PageMask::page(p));
-            }
-        }
+        crate::steps::add(crate::bounded::INIT_STEPS);
         let block = start as *mut Block;
         // SAFETY: the caller hands us the whole block; the header fits in its first bytes.
         unsafe {
@@ -405,7 +434,7 @@ impl Block {
                 extended: PageMask::EMPTY,
                 charged,
                 dirty,
-                starts,
+                pending: ptr::null_mut(),
                 excluded: PageMask::EMPTY,
                 capacity: 0,
                 reserved: reserved as u32,
@@ -438,12 +467,13 @@ impl Block {
     /// resident pages only (an idle page is reused before a fresh one is touched), else the
     /// lowest page not yet extended. Work: at most one overlap test per page of the block.
     fn next_extension(&self) -> Option<usize> {
-        let candidates = self.starts.minus(self.extended);
+        let candidates = self.starts().minus(self.extended);
         if !self.idle().is_empty() {
             let mut rest = candidates.0;
             while rest != 0 {
                 let p = rest.trailing_zeros() as usize;
                 rest &= rest - 1;
+                crate::steps::add(1);
                 if self.resident.covers(self.overlap(p)) {
                     return Some(p);
                 }
@@ -467,6 +497,7 @@ impl Block {
         let Some(p) = self.next_extension() else {
             return false;
         };
+        crate::steps::extension();
         let overlap = self.overlap(p);
         let new = overlap.minus(self.resident);
         if !new.is_empty() && !budget.try_charge(new.count()) {
@@ -484,6 +515,7 @@ impl Block {
         }
         // Link the new cells in address order in front of the current free list.
         let mut head = self.free;
+        crate::steps::add(end - first);
         for i in (first..end).rev() {
             let c = self.cell(i) as *mut Cell;
             // SAFETY: `c` is an unlisted cell of this block.
@@ -500,6 +532,7 @@ impl Block {
         while rest != 0 {
             let e = rest.trailing_zeros() as usize;
             rest &= rest - 1;
+            crate::steps::add(1);
             let i = self.excluded_cell(e);
             let off = HEADER_BYTES + i * self.cell_size();
             if self
@@ -563,33 +596,61 @@ impl Block {
         self.used == 0
     }
 
-    /// Moves `xthread_free` into `local_free` and, if `free` is empty, `local_free` into `free`
-    /// (mimalloc's `_mi_page_free_collect`). Work: the number of cells collected.
+    /// Moves up to [`MAX_COLLECT`] remote frees (`pending`, then `xthread_free`) into
+    /// `local_free` and, if `free` is empty, `local_free` into `free` (mimalloc's
+    /// `_mi_page_free_collect`, bounded: RT-mimalloc's concern). Cells beyond the bound stay on
+    /// `pending`, counted in `used`, for the next collect. Work: at most `MAX_COLLECT` links plus
+    /// one atomic take.
     pub fn collect(&mut self) {
-        let c = self.xthread_free.take_all();
-        if !c.is_null() {
-            let mut n = 0u32;
-            let mut tail = c;
-            // SAFETY: the list holds cells of this block pushed by remote freers, now ours.
-            unsafe {
-                loop {
-                    n += 1;
-                    let next = (*tail).next;
-                    if next.is_null() {
-                        break;
-                    }
-                    tail = next;
-                }
-                (*tail).next = self.local_free;
-            }
-            self.local_free = c;
-            debug_assert!(self.used >= n);
-            self.used -= n;
+        if self.pending.is_null() {
+            self.pending = self.xthread_free.take_all();
         }
+        let mut c = self.pending;
+        let mut n = 0u32;
+        // SAFETY: `pending` holds cells of this block pushed by remote freers, now ours.
+        unsafe {
+            while !c.is_null() && (n as usize) < MAX_COLLECT {
+                let next = (*c).next;
+                (*c).next = self.local_free;
+                self.local_free = c;
+                c = next;
+                n += 1;
+            }
+        }
+        self.pending = c;
+        if !c.is_null() {
+            crate::steps::limited(crate::steps::Limit::Collect);
+        }
+        crate::steps::add(n as usize + 1);
+        debug_assert!(self.used >= n);
+        self.used -= n;
         if self.free.is_null() && !self.local_free.is_null() {
             self.free = self.local_free;
             self.local_free = ptr::null_mut();
         }
+    }
+
+    /// Collects every remote free (sweeps, thread exit: not on an allocation's path). Work: the
+    /// number of cells collected.
+    pub fn collect_all(&mut self) {
+        loop {
+            self.collect();
+            if self.pending.is_null() && self.xthread_free.load().head().is_null() {
+                return;
+            }
+        }
+    }
+
+    /// Whether remote frees wait on `pending` (a bounded collect left them).
+    #[inline]
+    pub fn has_pending(&self) -> bool {
+        !self.pending.is_null()
+    }
+
+    /// Pages in which a cell of this block's size class starts (a compile-time table).
+    #[inline]
+    pub fn starts(&self) -> PageMask {
+        STARTS[self.bin()]
     }
 
     /// Asks `is_live` about every cell of the extended pages (once each, in address order):
@@ -895,7 +956,7 @@ impl Block {
         if self.magic != MAGIC || self.cell_size as usize != bin_bytes(self.bin()) {
             return false;
         }
-        if !self.starts.covers(self.extended) {
+        if !self.starts().covers(self.extended) {
             return false;
         }
         let mut cap = 0;

@@ -45,7 +45,10 @@ impl BlockStack {
                 .compare_exchange_weak(head, new, Ordering::Release, Ordering::Relaxed)
             {
                 Ok(_) => return,
-                Err(now) => head = now,
+                Err(now) => {
+                    crate::steps::retry();
+                    head = now
+                }
             }
         }
     }
@@ -69,7 +72,10 @@ impl BlockStack {
                 .compare_exchange_weak(head, new, Ordering::Acquire, Ordering::Acquire)
             {
                 Ok(_) => return Some(top),
-                Err(now) => head = now,
+                Err(now) => {
+                    crate::steps::retry();
+                    head = now
+                }
             }
         }
     }

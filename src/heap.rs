@@ -2,11 +2,13 @@
 //! block of their bin, a queue of blocks per bin, a full list kept off the search path, and the
 //! delayed-free list through which remote frees wake full blocks.
 //!
-//! Work bounds of the slow path (RT-mimalloc's concern, seed 001):
-//! * draining delayed frees: one cell per remote free into a full block, each O(1);
-//! * queue search: at most [`MAX_SEARCH`] blocks, each collected (O(its remote frees)) and
-//!   either used, remembered as extendable, or moved to the full list (O(1)), so a block is
-//!   skipped at most once between two frees into it;
+//! Work bounds of the slow path (RT-mimalloc's concern, seed 001; the constants and their sum
+//! are in `bounded.rs`, and `tests/bounded.rs` checks them with the `step-count` counter):
+//! * draining delayed frees: at most [`MAX_DRAIN`] cells per slow path, each O(1) (the rest wait
+//!   on `delayed_rest` for the next slow path);
+//! * queue search: at most [`MAX_SEARCH`] blocks, each collected (at most `MAX_COLLECT` remote
+//!   frees) and either used, remembered as extendable, or moved to the full list (O(1)), so a
+//!   block is skipped at most once between two frees into it;
 //! * adoption: at most [`MAX_ADOPT`] abandoned blocks popped (O(1) each plus a collect);
 //! * extension of one block by one page (O(cells in a page) ≤ 512 links, plus the choice of an
 //!   idle resident page: at most one overlap test per page of the block);
@@ -15,6 +17,7 @@
 //! No step walks a list whose length is not bounded by these constants or by a block's cells.
 
 use crate::block::{empty_block, Block, BlockState};
+use crate::bounded::MAX_DRAIN;
 use crate::cell::Cell;
 use crate::config::{DIRECT_SLOTS, LOG_WORD_BYTES, MAX_DIRECT_BYTES, MAX_SMALL_BYTES, WORD_BYTES};
 use crate::shared::Shared;
@@ -129,6 +132,9 @@ pub struct Heap {
     full: Queue,
     /// Cells freed by other threads into this heap's full blocks (pushed lock-free, taken whole).
     xdelayed: AtomicPtr<Cell>,
+    /// Delayed frees taken from `xdelayed` and not yet handled (a drain handles at most
+    /// [`MAX_DRAIN`]; owner only).
+    delayed_rest: *mut Cell,
     shared: &'static Shared,
     /// A copy of `shared.settings.zero_cells`, read on the free fast path.
     zero_cells: bool,
@@ -170,6 +176,7 @@ impl Heap {
                 queues: [Queue::EMPTY; BIN_COUNT],
                 full: Queue::EMPTY,
                 xdelayed: AtomicPtr::new(ptr::null_mut()),
+                delayed_rest: ptr::null_mut(),
                 shared,
                 zero_cells: shared.settings.zero_cells,
                 slow_bins: 0,
@@ -243,8 +250,11 @@ impl Heap {
     }
 
     fn alloc_generic_inner(&mut self, bin: usize) -> *mut u8 {
+        crate::steps::add(1);
         self.slow_bins |= 1 << bin;
         if !self.unswept[bin].first.is_null() {
+            // Only under a garbage collector's lazy sweep: never in the standalone (or bounded)
+            // mode, which has no GC.
             // Lazy sweeping: the owner sweeps the bin's blocks before using any of them.
             self.sweep_unswept_bin(bin);
         }
@@ -264,6 +274,7 @@ impl Heap {
         let mut b = self.queues[bin].first;
         let mut searched = 0;
         while !b.is_null() && searched < MAX_SEARCH {
+            crate::steps::add(1);
             // SAFETY: queued blocks are live and owned by this heap.
             unsafe {
                 let next = (*b).next;
@@ -285,9 +296,17 @@ impl Heap {
             }
             searched += 1;
         }
+        if !b.is_null() {
+            crate::steps::limited(crate::steps::Limit::Search);
+        }
         // 2. Adopt abandoned blocks of this bin (bounded): one with a free cell is used at once;
         // one that can only extend is kept (queued) as a candidate for step 3.
-        for _ in 0..MAX_ADOPT {
+        for i in 0..=MAX_ADOPT {
+            if i == MAX_ADOPT {
+                crate::steps::limited(crate::steps::Limit::Adopt);
+                break;
+            }
+            crate::steps::add(1);
             let Some(b) = shared.adopt(bin) else { break };
             // SAFETY: popping made us the owner.
             unsafe {
@@ -386,6 +405,7 @@ impl Heap {
         };
         let lo = lo_bytes.div_ceil(WORD_BYTES);
         let hi = (hi_bytes / WORD_BYTES).min(DIRECT_SLOTS - 1);
+        crate::steps::add(hi + 1 - lo);
         for w in lo..=hi {
             self.direct[w] = first;
         }
@@ -397,17 +417,26 @@ impl Heap {
         unsafe {
             // Release: a remote freer on the delayed path reads the heap with Acquire.
             (*b).xheap.store(self as *mut Heap, Ordering::Release);
-            (*b).xthread_free.set_delay(Delay::NoDelayed, true);
+            // A fresh block is in NoDelayed and an adopted one in Never: no freer is on the
+            // delayed path (Freeing), so this never waits.
+            let set = (*b).xthread_free.set_delay_nowait(Delay::NoDelayed, true);
+            debug_assert!(set);
         }
     }
 
+    /// Moves `b` to the full list, where remote frees wake it through the delayed list. If a
+    /// remote freer is still on the delayed path of the block's previous full spell (`Freeing`),
+    /// the block stays queued instead (no wait): a later search sees it again.
+    ///
     /// # Safety: `b` is queued in this heap.
     unsafe fn to_full(&mut self, b: *mut Block) {
         // SAFETY: per the contract.
         unsafe {
+            if !(*b).xthread_free.set_delay_nowait(Delay::UseDelayed, false) {
+                return;
+            }
             let bin = (*b).bin();
             self.queues[bin].remove(b);
-            (*b).xthread_free.set_delay(Delay::UseDelayed, false);
             (*b).state = BlockState::Full;
             self.full.push_front(b);
             self.set_direct(bin);
@@ -419,7 +448,8 @@ impl Heap {
         // SAFETY: per the contract.
         unsafe {
             self.full.remove(b);
-            (*b).xthread_free.set_delay(Delay::NoDelayed, false);
+            // Never waits: a freer still in `Freeing` sets NoDelayed itself.
+            (*b).xthread_free.set_delay_nowait(Delay::NoDelayed, false);
             (*b).state = BlockState::Queued;
             let bin = (*b).bin();
             // At the back: the current block stays current.
@@ -514,6 +544,7 @@ impl Heap {
     /// # Safety: `b` is queued in this heap with `used == 0`.
     #[cold]
     unsafe fn block_emptied(&mut self, b: *mut Block) {
+        crate::steps::add(1);
         // SAFETY: per the contract.
         unsafe {
             let bin = (*b).bin();
@@ -521,7 +552,7 @@ impl Heap {
                 self.queues[bin].remove(b);
                 (*b).collect();
                 if (*b).used() == 0 {
-                    self.shared.release_block(b);
+                    self.shared.give_up_empty(b);
                 } else {
                     self.queues[bin].push_front(b);
                     self.set_direct(bin);
@@ -530,22 +561,46 @@ impl Heap {
         }
     }
 
-    /// Frees the cells other threads pushed onto this heap's delayed list.
+    /// Frees at most [`MAX_DRAIN`] of the cells other threads pushed onto this heap's delayed
+    /// list (remote frees into full blocks); the rest wait on `delayed_rest` for the next slow
+    /// path. Work: at most `MAX_DRAIN` cells, each O(1) plus the direct slots of its bin.
     fn drain_delayed(&mut self) {
-        // Relaxed check first: the common case is an empty list, one load.
-        if self.xdelayed.load(Ordering::Relaxed).is_null() {
-            return;
+        if self.delayed_rest.is_null() {
+            // Relaxed check first: the common case is an empty list, one load.
+            if self.xdelayed.load(Ordering::Relaxed).is_null() {
+                return;
+            }
+            // Acquire: pairs with the freers' Release pushes.
+            self.delayed_rest = self.xdelayed.swap(ptr::null_mut(), Ordering::Acquire);
         }
-        // Acquire: pairs with the freers' Release pushes.
-        let mut c = self.xdelayed.swap(ptr::null_mut(), Ordering::Acquire);
-        while !c.is_null() {
+        let mut c = self.delayed_rest;
+        let mut n = 0;
+        while !c.is_null() && n < MAX_DRAIN {
+            crate::steps::add(1);
             // SAFETY: cells on the delayed list are allocated cells of blocks this heap owns
-            // (a heap is only abandoned after every freer left the delayed path).
+            // (a heap is only abandoned after every freer left the delayed path, and after
+            // `drain_delayed_all`).
             unsafe {
                 let next = (*c).next;
                 let b = Block::of(c as *const u8);
                 self.free_owned(b, c as *mut u8);
                 c = next;
+            }
+            n += 1;
+        }
+        if !c.is_null() {
+            crate::steps::limited(crate::steps::Limit::Drain);
+        }
+        self.delayed_rest = c;
+    }
+
+    /// Frees every delayed cell (sweeps, thread exit: not on an allocation's path).
+    fn drain_delayed_all(&mut self) {
+        loop {
+            self.drain_delayed();
+            // Relaxed: a hint; the next drain's swap acquires.
+            if self.delayed_rest.is_null() && self.xdelayed.load(Ordering::Relaxed).is_null() {
+                return;
             }
         }
     }
@@ -578,7 +633,7 @@ impl Heap {
             !self.has_unswept(),
             "shardsweep: a lazy sweep must be finished (Heap::finish_sweep) before the next GC marks"
         );
-        self.drain_delayed();
+        self.drain_delayed_all();
         let mut stats = SweepStats::default();
         let idle = self.idle_bins();
         // Detach every list, then walk them (no allocation: this may run inside the global
@@ -655,7 +710,7 @@ impl Heap {
             }
         }
         // ...then take what they delivered.
-        self.drain_delayed();
+        self.drain_delayed_all();
         self.direct = [empty_block(); DIRECT_SLOTS];
         for i in 0..=BIN_COUNT {
             loop {
@@ -669,9 +724,9 @@ impl Heap {
                 }
                 // SAFETY: owned blocks, now on no list.
                 unsafe {
-                    (*b).collect();
+                    (*b).collect_all();
                     if (*b).used() == 0 {
-                        self.shared.release_block(b);
+                        self.shared.give_up_empty(b);
                     } else {
                         self.shared.abandon(b);
                     }
@@ -726,6 +781,7 @@ impl Drop for Heap {
 /// # Safety
 /// `p` is an allocated cell of the live block `b`, freed once.
 pub unsafe fn free_remote(b: *mut Block, p: *mut u8) {
+    crate::steps::add(1);
     // SAFETY: per the contract.
     unsafe {
         if (*b).xthread_free.push(p as *mut Cell) == PushOutcome::MustDelay {
@@ -747,7 +803,10 @@ pub unsafe fn free_remote(b: *mut Block, p: *mut u8) {
                     Ordering::Relaxed,
                 ) {
                     Ok(_) => break,
-                    Err(now) => head = now,
+                    Err(now) => {
+                        crate::steps::retry();
+                        head = now
+                    }
                 }
             }
             (*b).xthread_free.end_delayed_freeing();

@@ -16,7 +16,7 @@ const MIN_CLASS_BYTES: usize = 16 << 10;
 /// The largest cached request, bytes.
 pub const MAX_CACHED_BYTES: usize = 256 << 10;
 /// Classes: 16, 32, 64, 128, 256 KiB.
-const CLASSES: usize = 5;
+pub const CLASSES: usize = 5;
 const _: () = assert!(MIN_CLASS_BYTES << (CLASSES - 1) == MAX_CACHED_BYTES);
 /// Cached mappings per class.
 pub const SLOTS: usize = 16;

@@ -14,18 +14,23 @@
 //! * [`shared`] — what heaps share: block source, page budget, OS, abandoned blocks;
 //! * [`budget`], [`os`] — the traits through which an embedder counts and vetoes pages and
 //!   gives them back to the OS;
-//! * [`standalone`] — malloc-like use over the core's own mappings, and a `GlobalAlloc`.
+//! * [`standalone`] — malloc-like use over the core's own mappings, and a `GlobalAlloc`;
+//! * [`bounded`] — the standalone allocator's bounded (real-time) mode, and [`steps`], the
+//!   debug counter of each operation's work that checks its bound.
 //!
 //! See `ARCHITECTURE.md` for the design and the invariants.
 #![warn(clippy::undocumented_unsafe_blocks, clippy::missing_safety_doc)]
 #![deny(unsafe_op_in_unsafe_fn)]
 
 pub mod cell;
+pub mod steps;
 pub(crate) mod sync;
 pub mod thread_free;
 
 #[cfg(not(loom))]
 pub mod block;
+#[cfg(not(loom))]
+pub mod bounded;
 #[cfg(not(loom))]
 pub(crate) mod block_stack;
 #[cfg(not(loom))]
@@ -58,9 +63,10 @@ pub use {
     config::*,
     gc::AbandonedBatch,
     heap::{Heap, SweepStats},
-    os::{Advice, BlockSource, Madvise, OsMemory},
+    os::{os_calls, Advice, BlockSource, Madvise, OsCalls, OsMemory},
     page_mask::PageMask,
     shared::{Settings, Shared},
     size_class::{bin_bytes, bin_of, BIN_COUNT, MAX_BIN},
+    bounded::BoundedSettings,
     standalone::{ArenaSource, ShardSweepAlloc, Standalone},
 };

@@ -1,7 +1,40 @@
 //! Where blocks come from and how pages go back to the OS.
 
 use crate::config::{BLOCK_BYTES, PAGE_BYTES};
+use crate::sync::{AtomicUsize, Ordering};
 use std::ptr::NonNull;
+
+/// System calls the core made, by kind, since the process started: the bounded mode's "no
+/// system call after initialisation" is checked with these (`tests/bounded.rs`). Every `mmap`,
+/// `munmap` and `madvise` of the core goes through this file; yields go through `sync.rs`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct OsCalls {
+    /// `mmap` calls.
+    pub mmap: usize,
+    /// `munmap` calls.
+    pub munmap: usize,
+    /// `madvise` calls (dropping pages, or pre-faulting them at a bounded initialisation).
+    pub madvise: usize,
+    /// `sched_yield` calls (spin-waits: the delayed-free handshake at a heap's abandonment).
+    pub yields: usize,
+}
+
+// Relaxed counters: statistics, they order no other memory.
+static XMMAP: AtomicUsize = AtomicUsize::new(0);
+static XMUNMAP: AtomicUsize = AtomicUsize::new(0);
+static XMADVISE: AtomicUsize = AtomicUsize::new(0);
+pub(crate) static XYIELDS: AtomicUsize = AtomicUsize::new(0);
+
+/// The system calls made so far (a snapshot of Relaxed counters: exact once the threads that
+/// made them are joined).
+pub fn os_calls() -> OsCalls {
+    OsCalls {
+        mmap: XMMAP.load(Ordering::Relaxed),
+        munmap: XMUNMAP.load(Ordering::Relaxed),
+        madvise: XMADVISE.load(Ordering::Relaxed),
+        yields: XYIELDS.load(Ordering::Relaxed),
+    }
+}
 
 /// How a page that no allocated cell overlaps is given back to the OS.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -64,6 +97,7 @@ pub trait OsMemory: Sync {
 /// The range is mapped by us and holds no live data.
 unsafe fn madvise(addr: *mut u8, len: usize, advice: libc::c_int) {
     debug_assert!(addr as usize % PAGE_BYTES == 0 && len % PAGE_BYTES == 0);
+    XMADVISE.fetch_add(1, Ordering::Relaxed);
     // SAFETY: the caller guarantees the range is ours and holds no live data; madvise on a
     // mapped private anonymous range only drops its contents.
     let rc = unsafe { libc::madvise(addr.cast(), len, advice) };
@@ -135,6 +169,7 @@ pub(crate) fn map_aligned(bytes: usize, align: usize) -> *mut u8 {
     } else {
         bytes + align
     };
+    XMMAP.fetch_add(1, Ordering::Relaxed);
     // SAFETY: an anonymous private mapping with no address hint has no preconditions.
     let p = unsafe {
         libc::mmap(
@@ -154,11 +189,13 @@ pub(crate) fn map_aligned(bytes: usize, align: usize) -> *mut u8 {
     // SAFETY: both trimmed ranges are parts of the mapping just made, unused by anyone.
     unsafe {
         if aligned > start {
+            XMUNMAP.fetch_add(1, Ordering::Relaxed);
             libc::munmap(p, aligned - start);
         }
         let end = start + len;
         let tail = aligned + bytes;
         if end > tail {
+            XMUNMAP.fetch_add(1, Ordering::Relaxed);
             libc::munmap(tail as *mut libc::c_void, end - tail);
         }
     }
@@ -170,8 +207,49 @@ pub(crate) fn map_aligned(bytes: usize, align: usize) -> *mut u8 {
 /// # Safety
 /// `p .. p + bytes` was mapped by `map_aligned` and is not used afterwards.
 pub(crate) unsafe fn unmap(p: *mut u8, bytes: usize) {
+    XMUNMAP.fetch_add(1, Ordering::Relaxed);
     // SAFETY: the caller guarantees the range is a mapping of ours.
     unsafe { libc::munmap(p.cast(), bytes) };
+}
+
+/// Makes every page of `p .. p + bytes` (mapped by us, page-aligned) resident and writable
+/// without changing its contents (`MADV_POPULATE_WRITE`, Linux 5.14), so that no later access
+/// faults: the bounded mode's pre-faulting. Falls back to touching each page where the kernel
+/// lacks it: reading and writing back one byte per page, which keeps the contents only if no
+/// other thread writes the range meanwhile (the fallback's caller guarantees it).
+///
+/// # Safety
+/// The range is mapped by us; on kernels without `MADV_POPULATE_WRITE` nobody else writes it
+/// during the call.
+pub(crate) unsafe fn prefault(p: *mut u8, bytes: usize) {
+    debug_assert!(p as usize % PAGE_BYTES == 0 && bytes % PAGE_BYTES == 0);
+    XMADVISE.fetch_add(1, Ordering::Relaxed);
+    // SAFETY: populating a range of our mapping only makes its pages resident.
+    let rc = unsafe { libc::madvise(p.cast(), bytes, libc::MADV_POPULATE_WRITE) };
+    if rc == 0 {
+        return;
+    }
+    let mut off = 0;
+    while off < bytes {
+        // SAFETY: inside our mapping; the byte is written back unchanged (contract).
+        unsafe {
+            let q = p.add(off);
+            q.write_volatile(q.read_volatile());
+        }
+        off += PAGE_BYTES;
+    }
+}
+
+/// Asks for transparent huge pages over `p .. p + bytes` (`MADV_HUGEPAGE`; the kernel's
+/// `transparent_hugepage` setting `madvise` or `always` honours it): the bounded mode's
+/// pre-faulted arena, so that its blocks cost fewer TLB misses. Harmless where refused.
+///
+/// # Safety
+/// The range is mapped by us.
+pub(crate) unsafe fn advise_huge(p: *mut u8, bytes: usize) {
+    XMADVISE.fetch_add(1, Ordering::Relaxed);
+    // SAFETY: advice only; the contents of the range are unchanged.
+    unsafe { libc::madvise(p.cast(), bytes, libc::MADV_HUGEPAGE) };
 }
 
 const _: () = assert!(BLOCK_BYTES % PAGE_BYTES == 0);

@@ -6,7 +6,7 @@ use crate::block_stack::BlockStack;
 use crate::budget::{Accounting, PageBudget};
 use crate::os::{BlockSource, OsMemory};
 use crate::size_class::BIN_COUNT;
-use crate::sync::Ordering;
+use crate::sync::{AtomicUsize, Ordering};
 use crate::thread_free::Delay;
 use std::ptr::NonNull;
 
@@ -47,6 +47,10 @@ pub struct Shared {
     pub(crate) settings: Settings,
     /// Partly used (or full) blocks that no heap owns, per bin.
     pub(crate) abandoned: [BlockStack; BIN_COUNT],
+    /// 1: an emptied block stays with its size class, its free list whole, on the bin's
+    /// abandoned stack, instead of going back to the block source (bounded mode with a profile:
+    /// RT-mimalloc-pag's disabled page free). Set once, at a bounded initialisation.
+    xkeep_emptied: AtomicUsize,
 }
 
 impl Shared {
@@ -63,7 +67,56 @@ impl Shared {
             os,
             settings,
             abandoned: [const { BlockStack::new() }; BIN_COUNT],
+            xkeep_emptied: AtomicUsize::new(0),
         }
+    }
+
+    /// From now on emptied blocks stay with their size class (see `xkeep_emptied`).
+    pub(crate) fn keep_emptied_blocks(&self) {
+        // Relaxed: set at a bounded initialisation, published with the mode (`bounded.rs`).
+        self.xkeep_emptied.store(1, Ordering::Relaxed);
+    }
+
+    /// Gives up an empty block: back to the source, or, when emptied blocks stay with their
+    /// size class, onto its bin's abandoned stack with its free list whole. Work: O(1) and one
+    /// stack push.
+    ///
+    /// # Safety
+    /// As for [`Shared::release_block`].
+    pub(crate) unsafe fn give_up_empty(&self, block: *mut Block) {
+        // Relaxed: see `keep_emptied_blocks`.
+        // SAFETY: per the contract.
+        unsafe {
+            if self.xkeep_emptied.load(Ordering::Relaxed) != 0 {
+                self.abandon(block);
+            } else {
+                self.release_block(block);
+            }
+        }
+    }
+
+    /// Takes up to `n` fresh blocks of `bin` from the source, lists every cell of each (a
+    /// complete extension) and abandons them to the bin's stack, where heaps adopt them before
+    /// they extend a block of their own: RT-mimalloc-pag's profile-driven pre-initialisation.
+    /// Returns the blocks prepared (fewer if the source or the budget ran out). Initialisation
+    /// only: O(n × cells per block).
+    pub(crate) fn preextend(&self, bin: usize, n: usize) -> usize {
+        for i in 0..n {
+            let Some(b) = self.fresh_block(bin) else {
+                return i;
+            };
+            // SAFETY: the fresh block is ours alone until abandoned.
+            unsafe {
+                while (*b).can_extend() {
+                    if !(*b).extend(self.budget, self.settings.zero_cells) {
+                        self.abandon(b);
+                        return i + 1;
+                    }
+                }
+                self.abandon(b);
+            }
+        }
+        n
     }
 
     /// Leaks a new instance, for embedders that create one per process or per VM instance.
@@ -92,7 +145,7 @@ impl Shared {
         let s = self.settings;
         // SAFETY: per the contract.
         unsafe {
-            (*b).collect();
+            (*b).collect_all();
             (*b).sweep(is_live, s.zero_cells, s.accounting, self.budget, self.os)
         }
     }
@@ -110,7 +163,7 @@ impl Shared {
     ) -> u32 {
         // SAFETY: per the contract.
         unsafe {
-            (*b).collect();
+            (*b).collect_all();
             (*b).account(is_marked, self.settings.accounting, self.budget, self.os)
         }
     }

@@ -5,15 +5,23 @@
 //! Small requests (up to [`MAX_SMALL_BYTES`], alignment up to 128) go to the calling thread's
 //! heap; larger ones are mapped directly, like mimalloc's huge pages. Nothing here allocates
 //! through the global allocator, so it can be the global allocator.
+//!
+//! Bounded mode (`bounded.rs`: `SHARDSWEEP_BOUNDED` or [`Standalone::init_bounded`]): the
+//! declared blocks, thread heaps and large mappings are mapped and pre-faulted at
+//! initialisation; afterwards the arena hands out blocks up to its limit only, keeps emptied
+//! blocks resident (no purge), heaps come from a fixed pool and large requests from a fixed
+//! pool, and every exhaustion returns null instead of asking the OS.
 
 use crate::block::Block;
 use crate::block_stack::BlockStack;
+use crate::bounded::{self, BoundedSettings, MAX_BOUNDED_THREADS};
+use crate::large_cache::CLASSES;
 use crate::budget::{Accounting, CountingBudget};
 use crate::config::{BLOCK_BYTES, PAGE_BYTES};
 use crate::heap::{free_remote, Heap};
 use crate::large_cache::LargeCache;
 use crate::budget::PageBudget;
-use crate::os::{map_aligned, unmap, Advice, BlockSource, Madvise, OsMemory};
+use crate::os::{map_aligned, prefault, unmap, Advice, BlockSource, Madvise, OsMemory};
 use crate::purge_delay::{now_ms, purge_delay_ms, RetiredBlocks};
 use crate::shared::{Settings, Shared};
 use crate::size_class::bin_for_aligned;
@@ -36,6 +44,11 @@ pub struct ArenaSource {
     bytes: usize,
     /// Bytes actually reserved (set once, with the base).
     xreserved: AtomicUsize,
+    /// Bytes of the reservation the bump may hand out: the reservation, or in bounded mode the
+    /// declared (pre-faulted) prefix.
+    xlimit: AtomicUsize,
+    /// 1 in bounded mode: kept blocks are never purged (no `madvise` after initialisation).
+    xbounded: AtomicUsize,
     /// Blocks whose pages were dropped.
     released: BlockStack,
     /// Empty blocks kept resident until reused or purged (`purge_delay.rs`), when the arena
@@ -52,6 +65,8 @@ impl ArenaSource {
             xbump: AtomicUsize::new(0),
             bytes,
             xreserved: AtomicUsize::new(0),
+            xlimit: AtomicUsize::new(usize::MAX),
+            xbounded: AtomicUsize::new(0),
             released: BlockStack::new(),
             retired: RetiredBlocks::new(),
             keeper: None,
@@ -78,6 +93,11 @@ impl ArenaSource {
     /// Drops the kept blocks that have waited out the delay (called on the slow path that takes
     /// a block). Work: a clock read, and after each delay the blocks kept.
     fn purge_if_due(&self) {
+        // Relaxed: set once at the bounded initialisation, before the first allocation that
+        // may see it (published with the mode, `bounded.rs`).
+        if self.xbounded.load(Ordering::Relaxed) != 0 {
+            return;
+        }
         if let Some((budget, os)) = self.keeper {
             if self.retired.kept() == 0 {
                 return;
@@ -137,6 +157,38 @@ impl ArenaSource {
         }
     }
 
+    /// Bounded mode: limits the blocks handed out from now on to `bytes` more (rounded up to
+    /// whole blocks, and to the reservation), pre-faults every page up to that limit (blocks
+    /// handed out before included, without changing their contents), and stops purging kept
+    /// blocks. Returns the limit (bytes from the arena's base). At initialisation only.
+    pub fn make_bounded(&self, bytes: usize) -> usize {
+        let base = self.base();
+        // Relaxed: `base()` acquired the reservation and its size.
+        let reserved = self.xreserved.load(Ordering::Relaxed);
+        let bump = self.xbump.load(Ordering::Relaxed).min(reserved);
+        let limit = (bump + bytes.div_ceil(BLOCK_BYTES) * BLOCK_BYTES).min(reserved);
+        // SAFETY: `base .. base + limit` is part of our reservation; MADV_POPULATE_WRITE keeps
+        // the contents of blocks in use (the touching fallback writes each byte back as read).
+        unsafe {
+            crate::os::advise_huge(base as *mut u8, limit);
+            prefault(base as *mut u8, limit)
+        };
+        // Relaxed: published with the bounded mode (`bounded::finish`, Release).
+        self.xlimit.store(limit, Ordering::Relaxed);
+        self.xbounded.store(1, Ordering::Relaxed);
+        limit
+    }
+
+    /// Blocks the arena may still hand out fresh (up to its limit), a hint.
+    pub fn fresh_blocks_left(&self) -> usize {
+        // Relaxed: statistics.
+        let limit = self
+            .xlimit
+            .load(Ordering::Relaxed)
+            .min(self.xreserved.load(Ordering::Relaxed));
+        limit.saturating_sub(self.xbump.load(Ordering::Relaxed)) / BLOCK_BYTES
+    }
+
     /// Whether `p` lies in the arena.
     pub fn contains(&self, p: *const u8) -> bool {
         // Acquire: pairs with the Release store of the base, after which the size is visible.
@@ -148,10 +200,12 @@ impl ArenaSource {
 // SAFETY: blocks are disjoint, block-aligned slices of one mapping that is never unmapped.
 unsafe impl BlockSource for ArenaSource {
     fn acquire_resident_block(&self) -> Option<NonNull<u8>> {
+        crate::steps::add(1);
         self.purge_if_due();
         self.retired.take().and_then(|b| NonNull::new(b as *mut u8))
     }
     fn acquire_block(&self) -> Option<(NonNull<u8>, bool)> {
+        crate::steps::add(1);
         if let Some(b) = self.released.pop() {
             // Its header page holds the stack link: not all zero.
             return NonNull::new(b as *mut u8).map(|p| (p, false));
@@ -159,8 +213,11 @@ unsafe impl BlockSource for ArenaSource {
         let base = self.base();
         // Relaxed: the bump only hands out disjoint offsets; the mapping was acquired above.
         let off = self.xbump.fetch_add(BLOCK_BYTES, Ordering::Relaxed);
-        // Relaxed: `base()` acquired the base, which was published after the size.
-        if off + BLOCK_BYTES > self.xreserved.load(Ordering::Relaxed) {
+        // Relaxed: `base()` acquired the base, which was published after the size; the limit
+        // was published with the bounded mode.
+        if off + BLOCK_BYTES > self.xreserved.load(Ordering::Relaxed)
+            || off + BLOCK_BYTES > self.xlimit.load(Ordering::Relaxed)
+        {
             return None;
         }
         NonNull::new((base + off) as *mut u8).map(|p| (p, true))
@@ -193,7 +250,8 @@ impl OsMemory for StandaloneOs {
         DONTNEED.released_pages_are_zero()
     }
     fn keeps_retired_blocks(&self) -> bool {
-        purge_delay_ms() > 0
+        // Bounded mode never gives pages back after initialisation.
+        bounded::is_on() || purge_delay_ms() > 0
     }
 }
 
@@ -222,12 +280,20 @@ static SHARED: Shared = Shared::new(
 /// dropped (its blocks abandoned) before its memory is cached; only the memory is reused.
 static HEAP_CACHE: [AtomicUsize; 8] = [const { AtomicUsize::new(0) }; 8];
 
-/// Caches the dead heap mapping `h`, or unmaps it if the cache is full.
+/// Bounded mode: the pre-mapped, pre-faulted heap memory, one slot per declared thread (more
+/// slots for heaps made before the initialisation). Taken with a swap, given back with a
+/// compare-exchange: at most `MAX_BOUNDED_THREADS` slots scanned, at thread start and exit only.
+static HEAP_POOL: [AtomicUsize; MAX_BOUNDED_THREADS] =
+    [const { AtomicUsize::new(0) }; MAX_BOUNDED_THREADS];
+
+/// Caches the dead heap mapping `h` (in bounded mode in the heap pool), or unmaps it if the
+/// cache is full.
 ///
 /// # Safety
 /// `h` is a heap mapping of `HEAP_MAP_BYTES` whose heap was dropped; nothing refers to it.
 unsafe fn retire_heap_memory(h: *mut Heap) {
-    for s in &HEAP_CACHE {
+    let pool: &[AtomicUsize] = if bounded::is_on() { &HEAP_POOL } else { &[] };
+    for s in pool.iter().chain(HEAP_CACHE.iter()) {
         // Release: our writes to the memory happen-before the next owner's `Acquire` swap;
         // Relaxed on failure: the slot was taken, nothing read.
         if s.compare_exchange(0, h as usize, Ordering::Release, Ordering::Relaxed)
@@ -240,9 +306,12 @@ unsafe fn retire_heap_memory(h: *mut Heap) {
     unsafe { unmap(h as *mut u8, HEAP_MAP_BYTES) };
 }
 
-/// A cached heap mapping, or a fresh one; null if mapping fails.
+/// A cached heap mapping, or a fresh one; null if mapping fails. In bounded mode a slot of the
+/// heap pool, or null when every slot is taken (never a mapping).
 fn heap_memory() -> *mut Heap {
-    for s in &HEAP_CACHE {
+    let bounded = bounded::is_on();
+    let slots: &[AtomicUsize] = if bounded { &HEAP_POOL } else { &HEAP_CACHE };
+    for s in slots {
         // Relaxed peek; the Acquire swap (pairs with `retire_heap_memory`'s Release) decides.
         if s.load(Ordering::Relaxed) != 0 {
             let h = s.swap(0, Ordering::Acquire);
@@ -251,7 +320,70 @@ fn heap_memory() -> *mut Heap {
             }
         }
     }
+    if bounded {
+        return ptr::null_mut();
+    }
     map_aligned(HEAP_MAP_BYTES, PAGE_BYTES) as *mut Heap
+}
+
+/// The bounded initialisation (once per process, by the thread that claimed it): the arena's
+/// limit and pre-faulting, the heap pool, the large pool. Maps only here.
+fn init_bounded_now(s: BoundedSettings) {
+    ARENA.make_bounded(s.bytes);
+    if !s.profile.is_empty() {
+        SHARED.keep_emptied_blocks();
+        for &(size, blocks) in s.profile {
+            if let Some(bin) = bin_for_aligned(size.max(1), 8) {
+                SHARED.preextend(bin, blocks);
+            }
+        }
+    }
+    let heaps = map_aligned(s.threads * HEAP_MAP_BYTES, PAGE_BYTES);
+    assert!(!heaps.is_null(), "shardsweep: cannot map the bounded heap pool");
+    // SAFETY: a fresh mapping of ours that nobody else uses yet.
+    unsafe { prefault(heaps, s.threads * HEAP_MAP_BYTES) };
+    let mut next = 0;
+    for slot in HEAP_POOL.iter() {
+        if next == s.threads {
+            break;
+        }
+        // Relaxed: published with the bounded mode (`bounded::finish`, Release); a heap made
+        // before the initialisation may have been cached in a slot already (kept).
+        if slot.load(Ordering::Relaxed) == 0 {
+            slot.store(heaps as usize + next * HEAP_MAP_BYTES, Ordering::Relaxed);
+            next += 1;
+        }
+    }
+    for c in 0..CLASSES {
+        let bytes = LargeCache::class_bytes(c);
+        let n = (s.large_bytes / CLASSES / bytes).max(1);
+        let m = map_aligned(n * bytes, PAGE_BYTES);
+        assert!(!m.is_null(), "shardsweep: cannot map the bounded large pool");
+        // SAFETY: a fresh mapping of ours that nobody else uses yet.
+        unsafe { prefault(m, n * bytes) };
+        for i in (0..n).rev() {
+            // SAFETY: page-aligned slots of the fresh mapping, never unmapped; the stack's link
+            // is a word of the slot (`BlockStack` needs 4 KiB alignment and mapped memory).
+            unsafe { LARGE_POOL[c].push((m as usize + i * bytes) as *mut Block) };
+        }
+        // Relaxed: published with the bounded mode (`bounded::finish`, Release).
+        LARGE_POOL_RANGE[c][0].store(m as usize, Ordering::Relaxed);
+        LARGE_POOL_RANGE[c][1].store(n * bytes, Ordering::Relaxed);
+    }
+}
+
+/// Bounded mode: the pre-mapped large objects of each large class, on a lock-free stack (a
+/// free slot's word at `Block::xstack_next`'s offset is its link), and each class's mapping
+/// (base, bytes).
+static LARGE_POOL: [BlockStack; CLASSES] = [const { BlockStack::new() }; CLASSES];
+static LARGE_POOL_RANGE: [[AtomicUsize; 2]; CLASSES] =
+    [const { [AtomicUsize::new(0), AtomicUsize::new(0)] }; CLASSES];
+
+/// Whether `p` is a slot of the bounded large pool of class `c`.
+fn in_large_pool(c: usize, p: usize) -> bool {
+    // Relaxed: set at the bounded initialisation, published with the mode.
+    let base = LARGE_POOL_RANGE[c][0].load(Ordering::Relaxed);
+    p.wrapping_sub(base) < LARGE_POOL_RANGE[c][1].load(Ordering::Relaxed)
 }
 
 /// Bytes of memory for a heap, rounded to pages.
@@ -277,24 +409,33 @@ thread_local! {
 }
 
 /// Runs `f` with this thread's heap, creating it on first use. `None` while the thread is
-/// being torn down (its heap is gone).
+/// being torn down (its heap is gone); `f(None)` in bounded mode when every heap slot is taken.
 #[inline(always)]
-fn with_heap<R>(f: impl FnOnce(&mut Heap) -> R) -> Option<R> {
+fn with_heap<R>(f: impl FnOnce(Option<&mut Heap>) -> R) -> Option<R> {
     HEAP.try_with(|slot| {
         let mut h = slot.0.get();
         if h.is_null() {
             h = new_heap();
+            if h.is_null() {
+                return f(None); // bounded mode: every heap slot is taken
+            }
             slot.0.set(h);
         }
         // SAFETY: the heap is this thread's own; no other reference to it is live.
-        f(unsafe { &mut *h })
+        f(Some(unsafe { &mut *h }))
     })
     .ok()
 }
 
+/// A new heap, or null in bounded mode when the heap pool is exhausted. The first call of the
+/// process reads `SHARDSWEEP_BOUNDED` (and initialises bounded mode if it is set).
 #[cold]
 fn new_heap() -> *mut Heap {
+    let bounded = bounded::ensure_read(init_bounded_now);
     let h = heap_memory();
+    if h.is_null() && bounded {
+        return h;
+    }
     assert!(!h.is_null(), "shardsweep: cannot map a thread heap");
     // SAFETY: fresh memory of the right size that never moves.
     unsafe { Heap::init_in_place(h, &SHARED) };
@@ -311,11 +452,13 @@ impl Standalone {
         let size = layout.size();
         assert!(size != 0, "shardsweep: zero-sized allocation request");
         if layout.align() <= 8 && size <= crate::config::MAX_SMALL_BYTES {
-            return with_heap(|h| h.alloc(size)).unwrap_or_else(|| Self::alloc_orphan(layout));
+            return with_heap(|h| h.map_or(ptr::null_mut(), |h| h.alloc(size)))
+                .unwrap_or_else(|| Self::alloc_orphan(layout));
         }
         match bin_for_aligned(size, layout.align()) {
             Some(bin) => {
-                with_heap(|h| h.alloc_bin(bin)).unwrap_or_else(|| Self::alloc_orphan(layout))
+                with_heap(|h| h.map_or(ptr::null_mut(), |h| h.alloc_bin(bin)))
+                    .unwrap_or_else(|| Self::alloc_orphan(layout))
             }
             None => Self::alloc_large(layout),
         }
@@ -336,10 +479,14 @@ impl Standalone {
             ARENA.contains(p),
             "shardsweep: free of {p:?}: not allocated by shardsweep (foreign pointer)"
         );
-        // SAFETY: `p` is a cell of a live arena block (contract).
-        let done = with_heap(|h| unsafe { h.free(p) });
+        let done = with_heap(|h| match h {
+            // SAFETY: `p` is an allocated cell of a live arena block (contract).
+            Some(h) => unsafe { h.free(p) },
+            // SAFETY: as above; without a heap (bounded mode, every heap slot taken) it is
+            // freed as a foreign thread would.
+            None => unsafe { free_remote(Block::of(p), p) },
+        });
         if done.is_none() {
-            // Thread teardown: free as a foreign thread would.
             // SAFETY: as above.
             unsafe { free_remote(Block::of(p), p) };
         }
@@ -357,6 +504,13 @@ impl Standalone {
                 "shardsweep: large free of {p:?} inside the arena"
             );
             if let Some(c) = LargeCache::class(layout.size(), layout.align()) {
+                crate::steps::add(1);
+                if in_large_pool(c, p as usize) {
+                    // SAFETY: a slot of the pool, freed once (contract), page-aligned, mapped
+                    // for the life of the process.
+                    unsafe { LARGE_POOL[c].push(p as *mut Block) };
+                    return;
+                }
                 if LARGE.put(c, p as usize) {
                     return;
                 }
@@ -368,8 +522,13 @@ impl Standalone {
             unsafe { unmap(p, Self::large_bytes(layout)) };
             return;
         }
-        // SAFETY: an aligned small cell of a live arena block (contract).
-        let done = with_heap(|h| unsafe { h.free(p) });
+        let done = with_heap(|h| match h {
+            // SAFETY: `p` is an allocated cell of a live arena block (contract).
+            Some(h) => unsafe { h.free(p) },
+            // SAFETY: as above; without a heap (bounded mode, every heap slot taken) it is
+            // freed as a foreign thread would.
+            None => unsafe { free_remote(Block::of(p), p) },
+        });
         if done.is_none() {
             // SAFETY: as above.
             unsafe { free_remote(Block::of(p), p) };
@@ -387,12 +546,21 @@ impl Standalone {
             "shardsweep: unsupported alignment {} (at most {BLOCK_BYTES})",
             layout.align()
         );
+        let bounded = bounded::ensure_read(init_bounded_now);
         if let Some(c) = LargeCache::class(layout.size(), layout.align()) {
+            crate::steps::add(1);
+            if bounded {
+                // The class's pool, or null when it is empty.
+                return LARGE_POOL[c].pop().map_or(ptr::null_mut(), |b| b as *mut u8);
+            }
             let p = LARGE.take(c);
             if p != 0 {
                 return p as *mut u8;
             }
             return map_aligned(LargeCache::class_bytes(c), PAGE_BYTES);
+        }
+        if bounded {
+            return ptr::null_mut(); // larger than the pool's classes
         }
         map_aligned(Self::large_bytes(layout), layout.align().max(PAGE_BYTES))
     }
@@ -401,6 +569,9 @@ impl Standalone {
     #[cold]
     fn alloc_orphan(layout: Layout) -> *mut u8 {
         let h = new_heap();
+        if h.is_null() {
+            return ptr::null_mut(); // bounded mode: every heap slot is taken
+        }
         // SAFETY: a fresh heap used only here; its blocks are abandoned when it is dropped.
         unsafe {
             let p = match bin_for_aligned(layout.size(), layout.align()) {
@@ -437,10 +608,15 @@ impl Standalone {
     /// `p` is a live cell returned by [`Standalone::alloc`] (`Standalone::owns(p)`), freed once.
     #[inline]
     pub unsafe fn free_cell(p: *mut u8) {
-        // SAFETY: a cell of a live arena block (contract).
-        let done = with_heap(|h| unsafe { h.free(p) });
+        let done = with_heap(|h| match h {
+            // SAFETY: `p` is an allocated cell of a live arena block (contract).
+            Some(h) => unsafe { h.free(p) },
+            // SAFETY: as above; without a heap (bounded mode, every heap slot taken) it is
+            // freed as a foreign thread would.
+            None => unsafe { free_remote(Block::of(p), p) },
+        });
         if done.is_none() {
-            // SAFETY: as above; thread teardown frees as a foreign thread would.
+            // SAFETY: as above.
             unsafe { free_remote(Block::of(p), p) };
         }
     }
@@ -460,6 +636,40 @@ impl Standalone {
     /// Null if the request is not small.
     pub fn alloc_detached(layout: Layout) -> *mut u8 {
         Self::alloc_orphan(layout)
+    }
+
+    /// Turns bounded mode on (`bounded.rs`), as `SHARDSWEEP_BOUNDED` does at the first
+    /// allocation: reserves and pre-faults `settings.bytes` of blocks beyond those already
+    /// handed out, maps `settings.threads` heaps and the large pool. Call it early (before
+    /// spawning the threads that allocate): heaps and large mappings made before keep their
+    /// memory. Errors: invalid settings, or bounded mode already on.
+    pub fn init_bounded(settings: BoundedSettings) -> Result<(), &'static str> {
+        if settings.bytes == 0
+            || settings.bytes > ARENA_BYTES
+            || settings.threads == 0
+            || settings.threads > MAX_BOUNDED_THREADS
+        {
+            return Err("shardsweep: bounded settings out of range (1 MiB to 64 GiB, 1 to 256 threads)");
+        }
+        // Reads the environment first: `SHARDSWEEP_BOUNDED` takes precedence.
+        if bounded::ensure_read(init_bounded_now) || !bounded::start() {
+            return Err("shardsweep: bounded mode is already on");
+        }
+        init_bounded_now(settings);
+        bounded::finish();
+        Ok(())
+    }
+
+    /// Whether bounded mode is on (reads `SHARDSWEEP_BOUNDED` first if no allocation did yet,
+    /// and initialises bounded mode if it is set).
+    pub fn is_bounded() -> bool {
+        bounded::ensure_read(init_bounded_now)
+    }
+
+    /// Blocks the arena may still hand out fresh (bounded mode: what is left of the declared
+    /// memory, besides emptied blocks kept for reuse).
+    pub fn fresh_blocks_left() -> usize {
+        ARENA.fresh_blocks_left()
     }
 
     /// Pages charged by all standalone heaps.

@@ -10,7 +10,12 @@ pub(crate) use loom::thread::yield_now;
 
 #[cfg(not(loom))]
 pub(crate) use std::sync::atomic::{AtomicPtr, AtomicUsize};
+/// `std::thread::yield_now`, counted (`os::os_calls().yields`).
 #[cfg(not(loom))]
-pub(crate) use std::thread::yield_now;
+pub(crate) fn yield_now() {
+    // Relaxed: a statistic.
+    crate::os::XYIELDS.fetch_add(1, Ordering::Relaxed);
+    std::thread::yield_now()
+}
 
 pub(crate) use std::sync::atomic::Ordering;

@@ -18,7 +18,9 @@ pub enum Delay {
     /// The block is full: the next remote free goes to the owner heap's delayed list.
     UseDelayed = 0,
     /// A remote freer is pushing to the owner heap's delayed list right now; the owner must
-    /// wait before changing owner state (abandoning) and other freers spin.
+    /// wait before abandoning the heap (thread exit only). Other freers push onto the block's
+    /// own list meanwhile, keeping the state (they do not wait: the freer on the delayed path
+    /// wakes the owner for them, and the owner collects their cells with the block's).
     Freeing = 1,
     /// Normal: remote frees push onto the block's own list.
     NoDelayed = 2,
@@ -105,12 +107,6 @@ impl ThreadFree {
         let mut cur = Tagged(self.xword.load(Ordering::Relaxed));
         loop {
             let (next, outcome) = match cur.delay() {
-                Delay::Freeing => {
-                    // Another freer is on the delayed path; wait for it (bounded by its push).
-                    crate::sync::yield_now();
-                    cur = Tagged(self.xword.load(Ordering::Relaxed));
-                    continue;
-                }
                 Delay::UseDelayed => (
                     Tagged::new(cur.head(), Delay::Freeing),
                     PushOutcome::MustDelay,
@@ -130,7 +126,10 @@ impl ThreadFree {
                 Ordering::Relaxed,
             ) {
                 Ok(_) => return outcome,
-                Err(now) => cur = Tagged(now),
+                Err(now) => {
+                    crate::steps::retry();
+                    cur = Tagged(now)
+                }
             }
         }
     }
@@ -150,7 +149,10 @@ impl ThreadFree {
                 Ordering::Relaxed,
             ) {
                 Ok(_) => return,
-                Err(now) => cur = Tagged(now),
+                Err(now) => {
+                    crate::steps::retry();
+                    cur = Tagged(now)
+                }
             }
         }
     }
@@ -174,13 +176,17 @@ impl ThreadFree {
                 Ordering::Relaxed,
             ) {
                 Ok(_) => return cur.head(),
-                Err(now) => cur = Tagged(now),
+                Err(now) => {
+                    crate::steps::retry();
+                    cur = Tagged(now)
+                }
             }
         }
     }
 
-    /// Sets the delay state (owner only), waiting out a concurrent `Freeing`. With
-    /// `override_never == false`, a block in `Never` stays in `Never`.
+    /// Sets the delay state (owner only), waiting out a concurrent `Freeing` (a yield loop: used
+    /// only to abandon a heap, at thread exit or stop-the-world). With `override_never == false`,
+    /// a block in `Never` stays in `Never`.
     pub fn set_delay(&self, delay: Delay, override_never: bool) {
         let mut cur = Tagged(self.xword.load(Ordering::Acquire));
         loop {
@@ -204,6 +210,39 @@ impl ThreadFree {
             ) {
                 Ok(_) => return,
                 Err(now) => cur = Tagged(now),
+            }
+        }
+    }
+
+    /// Sets the delay state (owner only) without waiting, for allocation and free paths: if a
+    /// remote freer is on the delayed path (`Freeing`), a move to `NoDelayed` is left to it (its
+    /// `end_delayed_freeing` sets `NoDelayed`) and reported done, and any other move is not made
+    /// and reported `false` (the caller keeps the block where it is). A block in `Never` stays
+    /// in `Never` unless `override_never`. Work: one compare-exchange plus retries.
+    pub fn set_delay_nowait(&self, delay: Delay, override_never: bool) -> bool {
+        // Acquire: as in `set_delay`.
+        let mut cur = Tagged(self.xword.load(Ordering::Acquire));
+        loop {
+            let old = cur.delay();
+            if old == Delay::Freeing {
+                return delay == Delay::NoDelayed;
+            }
+            if old == delay || (old == Delay::Never && !override_never) {
+                return true;
+            }
+            let next = Tagged::new(cur.head(), delay);
+            // AcqRel: as in `set_delay`.
+            match self.xword.compare_exchange_weak(
+                cur.0,
+                next.0,
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            ) {
+                Ok(_) => return true,
+                Err(now) => {
+                    crate::steps::retry();
+                    cur = Tagged(now)
+                }
             }
         }
     }

@@ -106,3 +106,37 @@ fn delayed_free_handshake() {
         }
     });
 }
+
+/// A full block: while one remote freer is on the delayed path (`Freeing`), another pushes onto
+/// the block's own list without waiting (bounded mode: no spin-wait in a free), and the owner's
+/// non-waiting move to NoDelayed never overrides `Freeing`: every cell is delivered exactly once
+/// (through the delayed path or the list) and the state ends NoDelayed.
+#[test]
+fn a_free_during_freeing_pushes_without_waiting() {
+    model(|| {
+        let tf = Arc::new(ThreadFree::new(Delay::UseDelayed));
+        let cs = cells(2);
+        let mut hs = Vec::new();
+        for &c in &cs {
+            let tf = tf.clone();
+            hs.push(thread::spawn(move || {
+                // SAFETY: each cell is pushed once.
+                match unsafe { tf.push(c as *mut Cell) } {
+                    PushOutcome::MustDelay => {
+                        tf.end_delayed_freeing();
+                        1usize
+                    }
+                    PushOutcome::Pushed => 0,
+                }
+            }));
+        }
+        // The owner wakes the block without waiting (as `Heap::unfull` does).
+        assert!(tf.set_delay_nowait(Delay::NoDelayed, false));
+        let delayed: usize = hs.into_iter().map(|h| h.join().unwrap()).sum();
+        let mut seen = Vec::new();
+        count(tf.take_all(), &mut seen);
+        assert!(delayed <= 1, "one freer at most takes the delayed path");
+        assert_eq!(seen.len() + delayed, 2, "every cell delivered exactly once");
+        assert_eq!(tf.load().delay(), Delay::NoDelayed);
+    });
+}

@@ -62,7 +62,7 @@ impl Heap {
             !self.has_unswept(),
             "shardsweep: the previous lazy sweep was not finished before this GC"
         );
-        self.drain_delayed();
+        self.drain_delayed_all();
         let idle = self.idle_bins();
         // Full blocks rejoin their bin: a bin's blocks are then all in one list.
         let mut full = std::mem::replace(&mut self.full, Queue::EMPTY);

@@ -109,9 +109,10 @@ pub unsafe extern "C" fn calloc(n: size_t, size: size_t) -> *mut c_void {
         return ptr::null_mut();
     };
     let p = alloc(total, natural_align(total));
-    if !p.is_null() && Standalone::owns(p) {
-        // SAFETY: a fresh cell of at least `total` bytes (cells are not zeroed by the core;
-        // large mappings are fresh, hence zero).
+    // SAFETY (`reused`): a live large allocation of ours when not in the arena.
+    if !p.is_null() && (Standalone::owns(p) || unsafe { large::reused(p) }) {
+        // SAFETY: a fresh cell or pool slot of at least `total` bytes (cells are not zeroed by
+        // the core, nor are the bounded mode's reused large slots; fresh mappings are zero).
         unsafe { ptr::write_bytes(p, 0, total) };
     }
     p as *mut c_void
