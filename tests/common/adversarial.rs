@@ -65,13 +65,18 @@ fn xorshift(s: &mut u64) -> u64 {
 /// A live cell: address, layout, tag.
 type Live = (usize, usize, usize, u64);
 
-fn alloc(seen: &mut Seen, size: usize, align: usize, tag: u64) -> Live {
-    let l = Layout::from_size_align(size, align).unwrap();
+/// Runs `op` with this thread's step and retry counters reset: (its result, steps, retries).
+fn counted<R>(op: impl FnOnce() -> R) -> (R, u64, u64) {
     steps::take();
     steps::retries();
-    let p = Standalone::alloc(l);
+    let out = op();
     let s = steps::take();
-    let r = steps::retries();
+    (out, s, steps::retries())
+}
+
+fn alloc(seen: &mut Seen, size: usize, align: usize, tag: u64) -> Live {
+    let l = Layout::from_size_align(size, align).unwrap();
+    let (p, s, r) = counted(|| Standalone::alloc(l));
     if size > MAX_SMALL_BYTES {
         seen.large_ops += 1;
         seen.max_large_steps = seen.max_large_steps.max(s);
@@ -98,12 +103,8 @@ fn free(seen: &mut Seen, (p, size, align, tag): Live) {
     let got = unsafe { (p as *const u64).read_unaligned() };
     assert_eq!(got, tag, "cell {p:#x} was handed out twice or corrupted");
     let l = Layout::from_size_align(size, align).unwrap();
-    steps::take();
-    steps::retries();
     // SAFETY: allocated by `Standalone::alloc(l)`, freed once.
-    unsafe { Standalone::dealloc(p as *mut u8, l) };
-    let s = steps::take();
-    let r = steps::retries();
+    let ((), s, r) = counted(|| unsafe { Standalone::dealloc(p as *mut u8, l) });
     if size > MAX_SMALL_BYTES {
         seen.large_ops += 1;
         seen.max_large_steps = seen.max_large_steps.max(s);

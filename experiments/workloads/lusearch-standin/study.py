@@ -4,7 +4,7 @@
     study.py --stock JDK --ss64 JDK --ss4 JDK --out DIR
              [--threads "1 12 24 36 48"] [--time-threads "8 24"] [--invocations 5]
              [--iterations 3] [--timeout 90] [--resolution 0.5] [--configs a,b,...]
-             [--phase all|minheap|baseline|time|report] [--gc-count log|perf]
+             [--phase all|minheap|baseline|time|gccount|report] [--gc-count off|perf]
 
 JDK = a JDK image (the directory holding bin/java). The three images are meant to differ only in
 `lib/server/libmmtk_openjdk.so`: stock = the patched mmtk copy without our feature (stock mmtk),
@@ -27,10 +27,14 @@ at --timeout counts as too small in the search and as a *hang* in the report.
 Phase time: at each of --time-threads, the heap is 2x MarkCompact's minimum at that thread
 count; --invocations rounds, each running every configuration once (interleaved, in a rotated
 order), the stand-in with -n --iterations. Records wall time (JVM start to exit), the stand-in's
-last-iteration time, peak RSS (wait4's ru_maxrss of the JVM) and the GC count: mmtk's own
-"End of GC" lines (its built-in logger prints one per GC at the default INFO level; --gc-count
-log), or the `sdt_mmtk:gc_start` USDT events counted by `perf stat` (--gc-count perf, where
-`perf probe` can add the event). Into OUT/time/runs.csv.
+last-iteration time and peak RSS (wait4's ru_maxrss of the JVM), and with --gc-count perf the
+`sdt_mmtk:gc_start` USDT events counted by `perf stat` (where `perf probe` can add the event
+and uprobes fire; on the machine of the committed results they counted nothing, so the GC
+counts come from the gccount phase). Into OUT/time/runs.csv.
+
+Phase gccount (after time): one more run of each time cell under gdb, counting mmtk-core's
+`probe!(mmtk, gc_start)` with a breakpoint (mmtk 0.33.0 compiles its logs out of release
+builds), into OUT/time/gcs.csv; the report's GC column comes from it.
 
 Phase baseline (also after minheap): the peak RSS of `java -version` under MMTk on each image,
 what every run pays before the heap holds anything, into OUT/baseline.csv; the report shows
@@ -66,7 +70,7 @@ CONFIGS = [
 ]
 sys.path.insert(0, str(HERE))
 from minheap import PASSED, OneLineParser, classify  # noqa: E402  (one classification for every phase)
-RUN_FIELDS = ["round", "label", "threads", "heap_mib", "outcome", "exit_code", "wall_s",
+RUN_FIELDS = ["basis", "round", "label", "threads", "heap_mib", "outcome", "exit_code", "wall_s",
               "last_iteration_ms", "peak_rss_kib", "gcs", "timestamp", "env", "command", "detail"]
 
 
@@ -137,6 +141,21 @@ def perf_add(images):
     return r.returncode == 0
 
 
+def time_heap(a, t, mc):
+    """The heap of the time phase at t threads, by --time-heap: 2x MarkCompact's minimum (the
+    issue's definition), or 2x the largest minimum of any configuration at the smallest measured
+    thread count >= t (every configuration can run there)."""
+    if a.time_heap == "markcompact":
+        return 2 * mc[t][0]
+    counts = sorted(x for x in a.threads if x >= t)
+    if not counts:
+        sys.exit(f"study: --time-heap largest needs a measured thread count >= {t}")
+    mins = [read_minheap(a.out, c[0]).get(counts[0]) for c in CONFIGS]
+    if any(m is None for m in mins):
+        sys.exit(f"study: --time-heap largest needs every configuration's minimum at {counts[0]} threads")
+    return 2 * max(m[0] for m in mins)
+
+
 def run_once(a, images, cfg, threads, heap_mib, rnd, use_perf, writer):
     label, _, extra = cfg
     kib = int(round(heap_mib * 1024))
@@ -171,13 +190,13 @@ def run_once(a, images, cfg, threads, heap_mib, rnd, use_perf, writer):
     code = os.waitstatus_to_exitcode(status)
     m = PASSED.search(out)
     outcome, detail = classify(out, code, killed.is_set())
-    gcs = str(out.count(b"End of GC (")) if not use_perf else ""  # mmtk's INFO line per GC
+    gcs = ""  # counted by perf here, or by the gccount phase (gdb) in separate runs
     if use_perf and perf_out.exists():
         for line in perf_out.read_text().splitlines():
             f = line.split(",")
             if len(f) > 2 and "gc_start" in f[2] and f[0].strip().isdigit():
                 gcs = f[0].strip()
-    writer({"round": rnd, "label": label, "threads": threads, "heap_mib": f"{heap_mib:g}",
+    writer({"basis": a.time_heap, "round": rnd, "label": label, "threads": threads, "heap_mib": f"{heap_mib:g}",
             "outcome": outcome, "exit_code": "" if killed.is_set() else code, "wall_s": f"{wall:.3f}",
             "last_iteration_ms": m.group(1).decode() if m else "", "peak_rss_kib": usage.ru_maxrss,
             "gcs": gcs, "timestamp": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
@@ -211,14 +230,97 @@ def phase_time(a, images, configs):
         w.writerow(row)
         f.flush()
     for t in a.time_threads:
-        heap = 2 * mc[t][0]
+        heap = time_heap(a, t, mc)
         for rnd in range(a.invocations):
-            print(f"time -t {t} heap {heap:g} MiB round {rnd}:", end="", flush=True)
+            print(f"time ({a.time_heap}) -t {t} heap {heap:g} MiB round {rnd}:", end="", flush=True)
             order = configs[rnd % len(configs):] + configs[:rnd % len(configs)]  # rotated
             for cfg in order:
                 run_once(a, images, cfg, t, heap, rnd, use_perf, writer)
             print(flush=True)
     f.close()
+
+
+# ---------------------------------------------------------------- GC count (gdb)
+GDB_SCRIPT = """set pagination off
+set confirm off
+handle SIGSEGV nostop noprint pass
+handle SIGILL nostop noprint pass
+handle SIGUSR2 nostop noprint pass
+handle SIGQUIT nostop noprint pass
+catch load libmmtk_openjdk
+run
+break *((char*)&bind_mutator - {bind:#x} + {probe:#x})
+commands
+silent
+continue
+end
+delete 1
+continue
+info breakpoints
+"""
+
+
+def gc_probe_offsets(lib):
+    """(bind_mutator, mmtk:gc_start) addresses in `lib`: the USDT note's location (its base is 0,
+    so tools that relocate by .stapsdt.base do not find it) and an exported function to find
+    where the library was loaded."""
+    nm = subprocess.run(["nm", "-D", str(lib)], capture_output=True, text=True, check=True).stdout
+    bind = next(int(l.split()[0], 16) for l in nm.splitlines() if l.endswith(" T bind_mutator"))
+    notes = subprocess.run(["readelf", "-n", str(lib)], capture_output=True, text=True, check=True).stdout
+    m = re.search(r"Name: gc_start\n\s+Location: (0x[0-9a-f]+)", notes)
+    return bind, int(m.group(1), 16)
+
+
+def phase_gccount(a, images, configs):
+    """One extra run per (basis, threads, configuration) of the time phase, under gdb with a
+    breakpoint at mmtk-core's `probe!(mmtk, gc_start)` (once per GC): mmtk 0.33.0 compiles its
+    logs out of release builds, and perf's uprobes count nothing on this machine. Not timed: the
+    time phase's runs stay unperturbed. Into OUT/time/gcs.csv."""
+    runs_path = a.out / "time" / "runs.csv"
+    if not runs_path.exists():
+        sys.exit("study: run the time phase first")
+    cells = sorted({(r["basis"], int(r["threads"]), float(r["heap_mib"])) for r in csv.DictReader(runs_path.open())})
+    path = a.out / "time" / "gcs.csv"
+    f = path.open("w", newline="")
+    w = csv.DictWriter(f, fieldnames=["basis", "label", "threads", "heap_mib", "outcome", "gcs", "command"])
+    w.writeheader()
+    for basis, t, heap in cells:
+        print(f"gc count ({basis}) -t {t} heap {heap:g} MiB:", end="", flush=True)
+        for cfg in configs:
+            label, image, extra = cfg
+            lib = Path(images[image]) / "lib" / "server" / "libmmtk_openjdk.so"
+            bind, probe = gc_probe_offsets(lib)
+            script = a.out / "time" / f"gccount-{image}.gdb"
+            script.write_text(GDB_SCRIPT.format(bind=bind, probe=probe))
+            kib = int(round(heap * 1024))
+            java_cmd = [java_of(images, cfg), "-XX:+UseThirdPartyHeap", f"-Xms{kib}k", f"-Xmx{kib}k", "-jar", a.jar,
+                        "-s", a.size, "-n", str(a.iterations), "-t", str(t), "--index", str(index_dir(a.size)), "lusearch"]
+            cmd = ["gdb", "-q", "-batch", "-x", str(script), "--args"] + java_cmd
+            try:
+                out = subprocess.run(cmd, capture_output=True, env=clean_env(extra), timeout=a.timeout * 3,
+                                     cwd=a.out / "time").stdout
+            except subprocess.TimeoutExpired:
+                out = b""
+            hits = re.search(rb"^2\s+breakpoint.*\n(?:.*\n)*?\s+breakpoint already hit (\d+) time", out, re.M)
+            outcome = "pass" if PASSED.search(out) else "oom" if b"OutOfMemoryError" in out else "error"
+            gcs = hits.group(1).decode() if hits else ("0" if re.search(rb"^2\s+breakpoint", out, re.M) else "")
+            w.writerow({"basis": basis, "label": label, "threads": t, "heap_mib": f"{heap:g}", "outcome": outcome,
+                        "gcs": gcs, "command": " ".join(f"{k}={v}" for k, v in sorted(extra.items())) + " "
+                        + " ".join(map(shlex.quote, cmd))})
+            f.flush()
+            print(f" {label}:{outcome[0]}/{gcs or '?'}gc", end="", flush=True)
+        print(flush=True)
+    f.close()
+
+
+def read_gcs(out):
+    path = out / "time" / "gcs.csv"
+    res = {}
+    if path.exists():
+        for r in csv.DictReader(path.open()):
+            if r["outcome"] == "pass" and r["gcs"]:
+                res[(r["basis"], r["label"], int(r["threads"]))] = int(r["gcs"])
+    return res
 
 
 # ---------------------------------------------------------------- start-up RSS
@@ -329,18 +431,27 @@ def phase_report(a, configs):
     # time
     runs_path = a.out / "time" / "runs.csv"
     med = {}
-    if runs_path.exists():
-        runs = list(csv.DictReader(runs_path.open()))
+    all_runs = list(csv.DictReader(runs_path.open())) if runs_path.exists() else []
+    bases = [b for b in ("markcompact", "largest") if any(r.get("basis", "markcompact") == b for r in all_runs)]
+    basis_text = {"markcompact": "2x MarkCompact's minimum heap (the issue's definition)",
+                  "largest": "2x the largest minimum heap of any configuration (at the smallest "
+                             "measured thread count >= the time thread count): every configuration runs"}
+    goal_med = {}
+    gc_counts = read_gcs(a.out)
+    for basis in bases:
+        runs = [r for r in all_runs if r.get("basis", "markcompact") == basis]
+        med = {}
         ok = lambda l, t: [r for r in runs if r["label"] == l and int(r["threads"]) == t and r["outcome"] == "pass"]
         for t in a.time_threads:
             for l in labels:
                 if ok(l, t):
                     med[(l, t)] = statistics.median(float(r["wall_s"]) for r in ok(l, t))
         ratio = lambda l, ref, t: f"{med[(l, t)] / med[(ref, t)]:.2f}x" if (ref, t) in med else "—"
-        P("## Time at 2x MarkCompact's minimum heap\n")
+        P(f"## Time at {basis_text[basis]}\n")
         P("Median over the interleaved invocations of the JVM's wall time (start to exit, "
-          f"`-n {a.iterations}`), with the median last-iteration time, GC count and peak RSS of the "
-          "same passing runs. Ratios are of the medians.\n")
+          f"`-n {a.iterations}`), with the median last-iteration time and peak RSS of the "
+          "same passing runs. Ratios are of the medians. GCs: from one extra run of the same cell "
+          "under gdb (`--phase gccount`, `time/gcs.csv`), counting mmtk-core's `gc_start` probe.\n")
         for t in a.time_threads:
             rs = [r for r in runs if int(r["threads"]) == t]
             if not rs:
@@ -352,14 +463,18 @@ def phase_report(a, configs):
                 n = sum(1 for r in rs if r["label"] == l)
                 good = ok(l, t)
                 if not good:
-                    P(f"| {l} | {n} (0) | — | — | — | — | — | — |")
+                    why = sorted({r["outcome"] for r in rs if r["label"] == l})
+                    P(f"| {l} | {n} (0: {', '.join(why)}) | — | — | — | — | — | — |")
                     continue
                 it = statistics.median(float(r["last_iteration_ms"]) for r in good)
-                gcs = [int(r["gcs"]) for r in good if r["gcs"]]
+                gcs = [int(r["gcs"]) for r in good if r["gcs"] and r["gcs"] != "0"]
+                if not gcs and (basis, l, t) in gc_counts:
+                    gcs = [gc_counts[(basis, l, t)]]
                 rss = statistics.median(int(r["peak_rss_kib"]) for r in good) / 1024
                 P(f"| {l} | {n} ({len(good)}) | {med[(l, t)]:.2f} | {it:.0f} | {ratio(l, 'stock-ms', t)} | "
                   f"{ratio(l, 'immix', t)} | {statistics.median(gcs) if gcs else '—'} | {rss:.0f} |")
             P("")
+        goal_med[basis] = med
     # goals
     P("## Goals (issue 11)\n")
     mcs = slopes.get("markcompact")
@@ -371,12 +486,16 @@ def phase_report(a, configs):
         if top in mh.get(l, {}) and top in mh.get("markcompact", {}):
             x, y = mh[l][top][0], mh["markcompact"][top][0]
             P(f"- {l}: at {top} threads {x:g} MiB = {x / y:.2f}x MarkCompact's {y:g} (goal <= 1.25x)")
-    for t in a.time_threads:
-        for l in ("ss64-page",):
-            if (l, t) in med:
-                s, i = med.get(("stock-ms", t)), med.get(("immix", t))
-                P(f"- {l} at {t} threads: total time {med[(l, t)] / s:.2f}x stock MarkSweep's (goal <= 0.85x), "
-                  f"{med[(l, t)] / i:.2f}x Immix's (goal <= 1.1x)" if s and i else f"- {l} at {t}: missing reference")
+    for basis, med in goal_med.items():
+        for t in a.time_threads:
+            l = "ss64-page"
+            if (l, t) not in med:
+                continue
+            s, i = med.get(("stock-ms", t)), med.get(("immix", t))
+            vs_s = f"{med[(l, t)] / s:.2f}x stock MarkSweep's" if s else "stock MarkSweep did not pass at this heap"
+            vs_i = f"{med[(l, t)] / i:.2f}x Immix's" if i else "Immix did not pass at this heap"
+            P(f"- {l} at {t} threads, heap {basis_text[basis].split(' (')[0].split(':')[0]}: total time {vs_s} "
+              f"(goal <= 0.85x), {vs_i} (goal <= 1.1x)")
     P(f"- hangs (probes killed at the {a.timeout:g} s timeout): {tot['timeout']}; errors / crashes: {tot['error']} (goal 0 and 0)")
     (a.out / "README.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
@@ -423,8 +542,10 @@ def main(argv):
     p.add_argument("--timeout", type=float, default=90.0)
     p.add_argument("--resolution", type=float, default=0.5)
     p.add_argument("--configs", help="comma-separated labels (default: all)")
-    p.add_argument("--phase", default="all", choices=["all", "minheap", "baseline", "time", "report"])
-    p.add_argument("--gc-count", default="log", choices=["log", "perf"])
+    p.add_argument("--phase", default="all", choices=["all", "minheap", "baseline", "time", "gccount", "report"])
+    p.add_argument("--gc-count", default="off", choices=["off", "perf"])
+    p.add_argument("--time-heap", default="markcompact", choices=["markcompact", "largest"],
+                   help="time phase heap: 2x MarkCompact's minimum, or 2x the largest minimum of any configuration")
     a = p.parse_args(argv)
     try:
         a.threads = [int(x) for x in a.threads.split()]
@@ -441,7 +562,7 @@ def main(argv):
             p.error(f"unknown config {bad[0]!r}: valid ones are {', '.join(c[0] for c in CONFIGS)}")
         configs = [c for c in CONFIGS if c[0] in a.configs.split(",")]
     images = {b: getattr(a, b) for b in ("stock", "ss64", "ss4")}
-    if a.phase in ("all", "minheap", "baseline", "time"):
+    if a.phase in ("all", "minheap", "baseline", "time", "gccount"):
         for c in configs:
             if not images[c[1]]:
                 p.error(f"config {c[0]} needs --{c[1]} JDK")
@@ -453,6 +574,8 @@ def main(argv):
         phase_baseline(a, images)
     if a.phase in ("all", "time"):
         phase_time(a, images, configs)
+    if a.phase in ("all", "gccount"):
+        phase_gccount(a, images, configs)
     phase_report(a, CONFIGS if a.configs is None else configs)
     return 0
 
