@@ -280,27 +280,10 @@ fn from_env() -> Option<BoundedSettings> {
     }
     match parse_bounded(s) {
         Ok(v) => Some(v),
-        Err(why) => invalid_setting(s, why),
+        Err(why) => crate::usage::invalid_setting("SHARDSWEEP_BOUNDED", s, "invalid declared memory", why),
     }
 }
 
-/// One line on stderr, then exit status 2 (a usage error), without allocating.
-#[cold]
-fn invalid_setting(value: &[u8], why: &str) -> ! {
-    let parts: [&[u8]; 5] = [
-        b"shardsweep: SHARDSWEEP_BOUNDED=",
-        value,
-        b": invalid declared memory: ",
-        why.as_bytes(),
-        b"\n",
-    ];
-    for p in parts {
-        // SAFETY: writes `p.len()` readable bytes to stderr; a short write only shortens the line.
-        unsafe { libc::write(2, p.as_ptr().cast(), p.len()) };
-    }
-    // SAFETY: ends the process at once (no destructors: we are inside the allocator).
-    unsafe { libc::_exit(2) }
-}
 
 const _: () = assert!(MAX_DIRECT_SPAN >= 1 && MAX_DIRECT_SPAN <= crate::config::DIRECT_SLOTS);
 const _: () = assert!(MAX_EXTEND_LINKS == 512, "4 KiB pages of 8-byte cells");

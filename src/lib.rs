@@ -55,6 +55,8 @@ pub mod shared;
 pub mod size_class;
 #[cfg(not(loom))]
 pub mod standalone;
+#[cfg(not(loom))]
+mod usage;
 
 #[cfg(not(loom))]
 pub use {

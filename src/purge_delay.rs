@@ -167,7 +167,7 @@ pub fn purge_delay_ms() -> usize {
         } else {
             match parse_delay_ms(s) {
                 Ok(v) => v,
-                Err(why) => invalid_setting(s, why),
+                Err(why) => crate::usage::invalid_setting("SHARDSWEEP_PURGE_DELAY_MS", s, "invalid delay", why),
             }
         }
     };
@@ -176,23 +176,6 @@ pub fn purge_delay_ms() -> usize {
     d
 }
 
-/// One line on stderr, then exit status 2 (a usage error), without allocating.
-#[cold]
-fn invalid_setting(value: &[u8], why: &str) -> ! {
-    let parts: [&[u8]; 5] = [
-        b"shardsweep: SHARDSWEEP_PURGE_DELAY_MS=",
-        value,
-        b": invalid delay: ",
-        why.as_bytes(),
-        b"\n",
-    ];
-    for p in parts {
-        // SAFETY: writes `p.len()` readable bytes to stderr; a short write only shortens the line.
-        unsafe { libc::write(2, p.as_ptr().cast(), p.len()) };
-    }
-    // SAFETY: ends the process at once (no destructors: we are inside the allocator).
-    unsafe { libc::_exit(2) }
-}
 
 #[cfg(test)]
 mod tests {
