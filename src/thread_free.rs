@@ -200,18 +200,22 @@ impl ThreadFree {
             if old == delay || (old == Delay::Never && !override_never) {
                 return;
             }
-            let next = Tagged::new(cur.head(), delay);
-            // AcqRel: acquire the freers' pushes seen in `cur`, release our state change.
-            match self.xword.compare_exchange_weak(
-                cur.0,
-                next.0,
-                Ordering::AcqRel,
-                Ordering::Acquire,
-            ) {
-                Ok(_) => return,
-                Err(now) => cur = Tagged(now),
+            match self.cas_delay(cur, delay) {
+                Ok(()) => return,
+                Err(now) => cur = now,
             }
         }
+    }
+
+    /// One attempt to move the word from `cur` to the same list head in state `delay` (owner
+    /// only): `Err` with the word seen if another thread changed it meanwhile.
+    fn cas_delay(&self, cur: Tagged, delay: Delay) -> Result<(), Tagged> {
+        let next = Tagged::new(cur.head(), delay);
+        // AcqRel: acquire the freers' pushes seen in `cur`, release our state change.
+        self.xword
+            .compare_exchange_weak(cur.0, next.0, Ordering::AcqRel, Ordering::Acquire)
+            .map(|_| ())
+            .map_err(Tagged)
     }
 
     /// Sets the delay state (owner only) without waiting, for allocation and free paths: if a
@@ -230,18 +234,11 @@ impl ThreadFree {
             if old == delay || (old == Delay::Never && !override_never) {
                 return true;
             }
-            let next = Tagged::new(cur.head(), delay);
-            // AcqRel: as in `set_delay`.
-            match self.xword.compare_exchange_weak(
-                cur.0,
-                next.0,
-                Ordering::AcqRel,
-                Ordering::Acquire,
-            ) {
-                Ok(_) => return true,
+            match self.cas_delay(cur, delay) {
+                Ok(()) => return true,
                 Err(now) => {
                     crate::steps::retry();
-                    cur = Tagged(now)
+                    cur = now
                 }
             }
         }
