@@ -74,6 +74,40 @@ def classify(out, returncode, timed_out):
     return "error", last
 
 
+class JvmRun:
+    """What one JVM run left: its output, pid, exit code, whether the timeout killed it, and
+    the `wait4` resource usage (ru_maxrss: the JVM's own peak RSS, or that of a waited-for
+    child such as the JVM under `perf stat`)."""
+
+    def __init__(self, out, pid, returncode, timed_out, usage):
+        self.out, self.pid, self.returncode, self.timed_out, self.usage = out, pid, returncode, timed_out, usage
+
+
+def run_jvm(cmd, env, cwd, timeout):
+    """Runs `cmd` (stdout and stderr together) in its own session and reaps it with `wait4`;
+    after `timeout` seconds a timer kills its process group."""
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
+                         cwd=cwd, env=env)
+    killed = threading.Event()
+
+    def kill():
+        killed.set()
+        try:
+            os.killpg(p.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    chunks = []
+    reader = threading.Thread(target=lambda: chunks.append(p.stdout.read()))
+    reader.start()
+    timer = threading.Timer(timeout, kill)
+    timer.start()
+    _, status, usage = os.wait4(p.pid, 0)
+    timer.cancel()
+    reader.join()
+    p.stdout.close()
+    return JvmRun(chunks[0] if chunks else b"", p.pid, os.waitstatus_to_exitcode(status), killed.is_set(), usage)
+
+
 class OneLineParser(argparse.ArgumentParser):
     """A usage error is one line on stderr and exit 2 (`--help` still prints the whole usage)."""
 
@@ -129,43 +163,21 @@ class Study:
         work.mkdir(exist_ok=True)
         env = dict(os.environ)
         env.setdefault("SHARDSWEEP_REPORT_PEAK", "1")  # harmless for builds without the space
-        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
-                             cwd=work, env=env)
-        # Reap the JVM with wait4 to read its own peak RSS (ru_maxrss, KiB); the timeout kills
-        # its process group from a timer.
-        timed_out = threading.Event()
-
-        def kill():
-            timed_out.set()
-            try:
-                os.killpg(p.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        chunks = []
-        reader = threading.Thread(target=lambda: chunks.append(p.stdout.read()))
-        reader.start()
-        timer = threading.Timer(self.a.timeout, kill)
-        timer.start()
-        _, status, usage = os.wait4(p.pid, 0)
-        timer.cancel()
-        p.returncode = os.waitstatus_to_exitcode(status)
-        reader.join()
-        p.stdout.close()
-        out = chunks[0] if chunks else b""
-        timed_out = timed_out.is_set()
+        r = run_jvm(cmd, env, work, self.a.timeout)
+        out, timed_out, usage = r.out, r.timed_out, r.usage
         rss_kib = usage.ru_maxrss
         peak = PEAK_RESIDENT.search(out)
         wall = time.time() - t0
         m = PASSED.search(out)
         digests = sorted(set(DIGEST.findall(out)))
-        outcome, detail = classify(out, p.returncode, timed_out)
+        outcome, detail = classify(out, r.returncode, timed_out)
         if outcome == "error":  # keep what the run printed, for the record (no JVM crash report)
             errors = self.out / "errors"
             errors.mkdir(exist_ok=True)
-            kept_out = errors / f"t{threads}-{heap_mib:g}M-pid{p.pid}.out"
+            kept_out = errors / f"t{threads}-{heap_mib:g}M-pid{r.pid}.out"
             kept_out.write_bytes(out)
             detail = f"{detail} ({kept_out})"
-        crash = work / f"hs_err_pid{p.pid}.log"
+        crash = work / f"hs_err_pid{r.pid}.log"
         if crash.exists():  # keep the JVM's crash report, name it in the CSV
             crashes = self.out / "crashes"
             crashes.mkdir(exist_ok=True)
@@ -180,7 +192,7 @@ class Study:
             "label": self.a.label, "java": self.java, "jvm_args": " ".join(self.a.jvm_args),
             "env": self.env_desc, "size": self.a.size, "iterations": self.a.iterations,
             "threads": threads, "heap_mib": f"{heap_mib:g}", "attempt": attempt, "outcome": outcome,
-            "exit_code": "" if timed_out else p.returncode, "wall_s": f"{wall:.2f}",
+            "exit_code": "" if timed_out else r.returncode, "wall_s": f"{wall:.2f}",
             "last_iteration_ms": m.group(1).decode() if m else "",
             "digest": " ".join(d.decode() for d in digests),
             "timestamp": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),

@@ -49,11 +49,9 @@ import datetime
 import os
 import re
 import shlex
-import signal
 import statistics
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -69,7 +67,7 @@ CONFIGS = [
     ("ss4-page", "ss4", {"MMTK_PLAN": "MarkSweep"}),
 ]
 sys.path.insert(0, str(HERE))
-from minheap import PASSED, OneLineParser, classify  # noqa: E402  (one classification for every phase)
+from minheap import PASSED, OneLineParser, classify, run_jvm  # noqa: E402  (one classification for every phase)
 RUN_FIELDS = ["basis", "round", "label", "threads", "heap_mib", "outcome", "exit_code", "wall_s",
               "last_iteration_ms", "peak_rss_kib", "gcs", "timestamp", "env", "command", "detail"]
 
@@ -166,30 +164,11 @@ def run_once(a, images, cfg, threads, heap_mib, rnd, use_perf, writer):
     cmd = (["perf", "stat", "-x", ",", "-o", str(perf_out), "-e", "sdt_mmtk:gc_start", "--"] + java_cmd
            if use_perf else java_cmd)
     t0 = time.time()
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=clean_env(extra),
-                         start_new_session=True, cwd=a.out / "time")
-    chunks = []
-    reader = threading.Thread(target=lambda: chunks.append(p.stdout.read()))
-    reader.start()
-    killed = threading.Event()
-
-    def kill():
-        killed.set()
-        try:
-            os.killpg(p.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-    timer = threading.Timer(a.timeout, kill)
-    timer.start()
-    _, status, usage = os.wait4(p.pid, 0)  # ru_maxrss covers perf's waited-for child, the JVM
-    timer.cancel()
+    r = run_jvm(cmd, clean_env(extra), a.out / "time", a.timeout)  # ru_maxrss: the JVM's, also under perf
     wall = time.time() - t0
-    reader.join()
-    p.stdout.close()
-    out = chunks[0] if chunks else b""
-    code = os.waitstatus_to_exitcode(status)
+    out, code, usage = r.out, r.returncode, r.usage
     m = PASSED.search(out)
-    outcome, detail = classify(out, code, killed.is_set())
+    outcome, detail = classify(out, code, r.timed_out)
     gcs = ""  # counted by perf here, or by the gccount phase (gdb) in separate runs
     if use_perf and perf_out.exists():
         for line in perf_out.read_text().splitlines():
@@ -197,7 +176,7 @@ def run_once(a, images, cfg, threads, heap_mib, rnd, use_perf, writer):
             if len(f) > 2 and "gc_start" in f[2] and f[0].strip().isdigit():
                 gcs = f[0].strip()
     writer({"basis": a.time_heap, "round": rnd, "label": label, "threads": threads, "heap_mib": f"{heap_mib:g}",
-            "outcome": outcome, "exit_code": "" if killed.is_set() else code, "wall_s": f"{wall:.3f}",
+            "outcome": outcome, "exit_code": "" if r.timed_out else code, "wall_s": f"{wall:.3f}",
             "last_iteration_ms": m.group(1).decode() if m else "", "peak_rss_kib": usage.ru_maxrss,
             "gcs": gcs, "timestamp": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
             "env": " ".join(f"{k}={v}" for k, v in sorted(extra.items())),
