@@ -404,6 +404,13 @@ impl Heap {
             self.queues[bin].first
         };
         let lo = lo_bytes.div_ceil(WORD_BYTES);
+        // The bin's slots are only ever written together, here: if one already points at
+        // `first`, all do (mimalloc's `mi_heap_queue_first_update` also skips that case). Most
+        // calls find the current block unchanged (a slow path that refilled it, `to_full` of
+        // another block).
+        if self.direct[lo] == first {
+            return;
+        }
         let hi = (hi_bytes / WORD_BYTES).min(DIRECT_SLOTS - 1);
         crate::steps::add(hi + 1 - lo);
         for w in lo..=hi {
