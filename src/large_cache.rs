@@ -1,8 +1,15 @@
 //! The standalone mode's cache of freed large mappings (requests above the small size classes,
 //! up to [`MAX_CACHED_BYTES`]): mapping and unmapping one per request costs two system calls
 //! (mimalloc serves these sizes from its own pages without any). Sizes are rounded up to a
-//! power of two of at least 16 KiB; each class keeps up to [`SLOTS`] freed mappings, so the
-//! cache holds at most `SLOTS × (2 × MAX_CACHED_BYTES − 16 KiB)` bytes (~4 MiB).
+//! power of two of at least 16 KiB; each class keeps up to [`LargeCache::slots`] freed
+//! mappings, [`CLASS_CACHE_BYTES`] of them at most (64 of 16 KiB, 8 of 256 KiB), so the cache
+//! holds at most 9 MiB (1 MiB of 16 KiB mappings, 2 MiB in each larger class).
+//!
+//! Why by bytes, not a count: mimalloc-bench's mstress frees bursts of 8–32 KiB objects at
+//! each thread's end (its kept objects); 16 slots a class (the cache before session 8, ≤ 7.75
+//! MiB) overflowed and made ~320 more `munmap` and ~360 more `mmap` calls a run than mimalloc
+//! (`strace -f -c`), each `munmap` a TLB shootdown on every core. 64 slots for the small
+//! classes remove them (mstress, 2 threads: 40 → 29 ms, `benches/RESULTS.md` §5).
 //!
 //! Each slot is one atomic word, 0 or a mapping's address: `put` claims an empty slot with a
 //! compare-exchange, `take` empties a full one with a swap, so a mapping has exactly one owner
@@ -18,8 +25,11 @@ pub const MAX_CACHED_BYTES: usize = 256 << 10;
 /// Classes: 16, 32, 64, 128, 256 KiB.
 pub const CLASSES: usize = 5;
 const _: () = assert!(MIN_CLASS_BYTES << (CLASSES - 1) == MAX_CACHED_BYTES);
-/// Cached mappings per class.
-pub const SLOTS: usize = 16;
+/// Cached mappings per class, at most (the smallest class's count).
+pub const SLOTS: usize = 64;
+/// Bytes a class may hold (a larger class keeps fewer mappings, at least 4).
+pub const CLASS_CACHE_BYTES: usize = 2 << 20;
+const _: () = assert!(CLASS_CACHE_BYTES / MIN_CLASS_BYTES >= SLOTS);
 
 /// Freed large mappings by size class.
 pub struct LargeCache {
@@ -48,6 +58,19 @@ impl LargeCache {
         Some((rounded / MIN_CLASS_BYTES).trailing_zeros() as usize)
     }
 
+    /// Mappings `class` may hold: `CLASS_CACHE_BYTES` of them, between 4 and [`SLOTS`].
+    #[inline]
+    pub const fn slots(class: usize) -> usize {
+        let n = CLASS_CACHE_BYTES / Self::class_bytes(class);
+        if n > SLOTS {
+            SLOTS
+        } else if n < 4 {
+            4
+        } else {
+            n
+        }
+    }
+
     /// Bytes mapped for `class`.
     #[inline]
     pub const fn class_bytes(class: usize) -> usize {
@@ -56,7 +79,7 @@ impl LargeCache {
 
     /// A cached mapping of `class`, or 0.
     pub fn take(&self, class: usize) -> usize {
-        for s in &self.xslots[class] {
+        for s in &self.xslots[class][..Self::slots(class)] {
             // Relaxed peek: only a hint; the swap below decides.
             if s.load(Ordering::Relaxed) != 0 {
                 // Acquire: pairs with the Release in `put`, so the freeing thread's writes to the
@@ -72,7 +95,7 @@ impl LargeCache {
 
     /// Caches the mapping `p` of `class`; false if the class is full (the caller unmaps it).
     pub fn put(&self, class: usize, p: usize) -> bool {
-        for s in &self.xslots[class] {
+        for s in &self.xslots[class][..Self::slots(class)] {
             // Release: publishes our last writes to the mapping to the next `take`; Relaxed on
             // failure: the slot was full, nothing was read.
             if s.compare_exchange(0, p, Ordering::Release, Ordering::Relaxed)
@@ -109,17 +132,32 @@ mod tests {
     #[test]
     fn a_slot_has_one_owner() {
         let c = LargeCache::new();
-        for i in 1..=SLOTS {
+        let n = LargeCache::slots(2);
+        for i in 1..=n {
             assert!(c.put(2, i * 4096));
         }
         assert!(
             !c.put(2, 99 * 4096),
-            "the class holds at most SLOTS mappings"
+            "the class holds at most slots(2) mappings"
         );
         assert_eq!(c.take(1), 0);
-        let mut got: Vec<usize> = (0..SLOTS).map(|_| c.take(2)).collect();
+        let mut got: Vec<usize> = (0..n).map(|_| c.take(2)).collect();
         got.sort();
-        assert_eq!(got, (1..=SLOTS).map(|i| i * 4096).collect::<Vec<_>>());
+        assert_eq!(got, (1..=n).map(|i| i * 4096).collect::<Vec<_>>());
         assert_eq!(c.take(2), 0);
+    }
+
+    #[test]
+    fn each_class_holds_at_most_its_bytes() {
+        assert_eq!(LargeCache::slots(0), SLOTS);
+        assert_eq!(LargeCache::slots(CLASSES - 1), 8);
+        let mut total = 0;
+        for c in 0..CLASSES {
+            let n = LargeCache::slots(c);
+            assert!((4..=SLOTS).contains(&n));
+            assert!(n * LargeCache::class_bytes(c) <= CLASS_CACHE_BYTES);
+            total += n * LargeCache::class_bytes(c);
+        }
+        assert!(total <= CLASSES * CLASS_CACHE_BYTES);
     }
 }
