@@ -251,6 +251,51 @@ impl Shared {
         dropped
     }
 
+    /// Gives back every abandoned block whose cells have all been freed since it was abandoned
+    /// (remote frees into a block nobody owns: nothing else would collect them until a heap
+    /// adopts it, and an adopter takes the blocks most recently abandoned first, so the older
+    /// ones could stay resident for good). mimalloc frees such pages when the freeing thread
+    /// empties them. Lock-free as [`Shared::drop_abandoned_idle`]: each bin's stack is drained
+    /// and the blocks still in use are pushed back in their order, without allocating. Not with
+    /// `keep_emptied_blocks` (emptied blocks stay in their bin there). Returns the blocks given
+    /// back. Work: O(abandoned blocks + the remote frees collected).
+    pub fn release_empty_abandoned(&self) -> usize {
+        // Relaxed: see `keep_emptied_blocks`.
+        if self.xkeep_emptied.load(Ordering::Relaxed) != 0 {
+            return 0;
+        }
+        let mut released = 0;
+        for stack in self.abandoned.iter() {
+            // No allocation (this runs in thread teardown of a global allocator): the popped
+            // blocks are chained through their queue links, unused while abandoned.
+            let mut list: *mut Block = std::ptr::null_mut();
+            while let Some(b) = stack.pop() {
+                // SAFETY: popping made us the block's exclusive holder.
+                unsafe { (*b).next = list };
+                list = b;
+            }
+            // `list` runs from the stack's bottom to its top: pushing in this order keeps it.
+            while !list.is_null() {
+                let b = list;
+                // SAFETY: popping made us the block's exclusive holder (as an adopter); a
+                // remote freer of an abandoned block (Delay::Never) only pushes onto its
+                // thread-free list, so once every cell is collected back no freer touches it.
+                unsafe {
+                    list = (*b).next;
+                    (*b).next = std::ptr::null_mut();
+                    (*b).collect_all();
+                    if (*b).used() == 0 {
+                        self.release_block(b);
+                        released += 1;
+                    } else {
+                        stack.push(b);
+                    }
+                }
+            }
+        }
+        released
+    }
+
     /// Abandons `block` (owned by the caller, on no list) to the global stack of its bin.
     ///
     /// # Safety

@@ -400,6 +400,11 @@ impl Drop for HeapSlot {
                 ptr::drop_in_place(h);
                 retire_heap_memory(h);
             }
+            // The blocks just abandoned, and older ones, may have been emptied by other
+            // threads' frees: give those back (not in bounded mode: no block goes back there).
+            if !bounded::is_on() {
+                SHARED.release_empty_abandoned();
+            }
         }
     }
 }
