@@ -28,17 +28,28 @@ impl BlockStack {
     /// # Safety
     /// `block` is a live block header that the caller owns and gives up.
     pub(crate) unsafe fn push(&self, block: *mut Block) {
-        debug_assert_eq!(block as usize & TAG_MASK, 0);
+        // SAFETY: forwarded contract; a chain of one block.
+        unsafe { self.push_chain(block, block) }
+    }
+
+    /// Pushes the chain `first ..= last` (linked through `xstack_next`, `first` on top), in one
+    /// compare-exchange.
+    ///
+    /// # Safety
+    /// The blocks are live block headers that the caller owns and gives up, on no stack, and
+    /// each one's `xstack_next` but `last`'s points at the next.
+    pub(crate) unsafe fn push_chain(&self, first: *mut Block, last: *mut Block) {
+        debug_assert_eq!(first as usize & TAG_MASK, 0);
         let mut head = self.xhead.load(Ordering::Relaxed);
         loop {
-            // SAFETY: the caller owns the block until the CAS publishes it. Relaxed store:
+            // SAFETY: the caller owns the blocks until the CAS publishes them. Relaxed store:
             // published by the Release CAS below.
             unsafe {
-                (*block)
+                (*last)
                     .xstack_next
                     .store(head & !TAG_MASK, Ordering::Relaxed)
             };
-            let new = block as usize | (head.wrapping_add(1) & TAG_MASK);
+            let new = first as usize | (head.wrapping_add(1) & TAG_MASK);
             // Release: the block's header writes (and the link) happen-before a popper's Acquire.
             match self
                 .xhead
@@ -72,6 +83,31 @@ impl BlockStack {
                 .compare_exchange_weak(head, new, Ordering::Acquire, Ordering::Acquire)
             {
                 Ok(_) => return Some(top),
+                Err(now) => {
+                    crate::steps::retry();
+                    head = now
+                }
+            }
+        }
+    }
+
+    /// Takes every block at once, without allocating: the former top (null if the stack was
+    /// empty), the rest linked through `xstack_next` (0 ends the chain). The caller owns them.
+    pub(crate) fn take_all(&self) -> *mut Block {
+        let mut head = self.xhead.load(Ordering::Relaxed);
+        loop {
+            if head & !TAG_MASK == 0 {
+                return std::ptr::null_mut();
+            }
+            // The tag moves on, as for a pop: a racing pop's compare-exchange fails.
+            let new = head.wrapping_add(1) & TAG_MASK;
+            // Acquire on success: every push is a read-modify-write of the head, so this
+            // synchronises with all of them (release sequence): the links and headers are visible.
+            match self
+                .xhead
+                .compare_exchange_weak(head, new, Ordering::Acquire, Ordering::Relaxed)
+            {
+                Ok(_) => return (head & !TAG_MASK) as *mut Block,
                 Err(now) => {
                     crate::steps::retry();
                     head = now

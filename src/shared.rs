@@ -255,8 +255,8 @@ impl Shared {
     /// (remote frees into a block nobody owns: nothing else would collect them until a heap
     /// adopts it, and an adopter takes the blocks most recently abandoned first, so the older
     /// ones could stay resident for good). mimalloc frees such pages when the freeing thread
-    /// empties them. Lock-free as [`Shared::drop_abandoned_idle`]: each bin's stack is drained
-    /// and the blocks still in use are pushed back in their order, without allocating. Not with
+    /// empties them. Lock-free: each bin's stack is taken whole and the blocks still in use are
+    /// pushed back in their order, in one compare-exchange each, without allocating. Not with
     /// `keep_emptied_blocks` (emptied blocks stay in their bin there). Returns the blocks given
     /// back. Work: O(abandoned blocks + the remote frees collected).
     pub fn release_empty_abandoned(&self) -> usize {
@@ -266,31 +266,37 @@ impl Shared {
         }
         let mut released = 0;
         for stack in self.abandoned.iter() {
-            // No allocation (this runs in thread teardown of a global allocator): the popped
-            // blocks are chained through their queue links, unused while abandoned.
-            let mut list: *mut Block = std::ptr::null_mut();
-            while let Some(b) = stack.pop() {
-                // SAFETY: popping made us the block's exclusive holder.
-                unsafe { (*b).next = list };
-                list = b;
-            }
-            // `list` runs from the stack's bottom to its top: pushing in this order keeps it.
-            while !list.is_null() {
-                let b = list;
-                // SAFETY: popping made us the block's exclusive holder (as an adopter); a
-                // remote freer of an abandoned block (Delay::Never) only pushes onto its
+            // No allocation here (thread teardown of a global allocator): the blocks kept are
+            // re-linked into a chain, in their order, through their stack links.
+            let (mut kept, mut last): (*mut Block, *mut Block) =
+                (std::ptr::null_mut(), std::ptr::null_mut());
+            let mut b = stack.take_all();
+            while !b.is_null() {
+                // SAFETY: taking the stack made us the blocks' exclusive holder (as an adopter);
+                // a remote freer of an abandoned block (Delay::Never) only pushes onto its
                 // thread-free list, so once every cell is collected back no freer touches it.
                 unsafe {
-                    list = (*b).next;
-                    (*b).next = std::ptr::null_mut();
+                    // Relaxed: the link was published to `take_all`'s Acquire.
+                    let next = (*b).xstack_next.load(Ordering::Relaxed) as *mut Block;
                     (*b).collect_all();
                     if (*b).used() == 0 {
                         self.release_block(b);
                         released += 1;
                     } else {
-                        stack.push(b);
+                        if kept.is_null() {
+                            kept = b;
+                        } else {
+                            // Relaxed: published by `push_chain`'s Release.
+                            (*last).xstack_next.store(b as usize, Ordering::Relaxed);
+                        }
+                        last = b;
                     }
+                    b = next;
                 }
+            }
+            if !kept.is_null() {
+                // SAFETY: the kept blocks are ours, chained `kept ..= last`.
+                unsafe { stack.push_chain(kept, last) };
             }
         }
         released
