@@ -102,19 +102,18 @@ fn exhaustion_returns_null_and_memory_is_reused() {
 #[test]
 fn env_turns_bounded_mode_on() {
     if std::env::var_os(CHILD).is_none() {
-        let out = std::process::Command::new(std::env::current_exe().unwrap())
-            .args(["--exact", "env_turns_bounded_mode_on", "--test-threads=1"])
-            .env(CHILD, "1")
-            .env("SHARDSWEEP_BOUNDED", "8,4")
-            .output()
-            .unwrap();
+        // This test again, in a child process with the setting given.
+        let child = |setting: &str| {
+            std::process::Command::new(std::env::current_exe().unwrap())
+                .args(["--exact", "env_turns_bounded_mode_on", "--test-threads=1"])
+                .env(CHILD, "1")
+                .env("SHARDSWEEP_BOUNDED", setting)
+                .output()
+                .unwrap()
+        };
+        let out = child("8,4");
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-        let bad = std::process::Command::new(std::env::current_exe().unwrap())
-            .args(["--exact", "env_turns_bounded_mode_on", "--test-threads=1"])
-            .env(CHILD, "1")
-            .env("SHARDSWEEP_BOUNDED", "8MiB")
-            .output()
-            .unwrap();
+        let bad = child("8MiB");
         let err = String::from_utf8_lossy(&bad.stderr);
         assert_eq!(bad.status.code(), Some(2), "{err}");
         assert_eq!(err.lines().count(), 1, "{err}");

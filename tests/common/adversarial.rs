@@ -41,7 +41,31 @@ pub struct Seen {
     pub nulls: u64,
 }
 
+/// What [`Seen::record`] records.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Op {
+    Alloc,
+    Free,
+}
+
 impl Seen {
+    /// Counts one operation of `size` bytes that took `steps` work units and `retries` failed
+    /// compare-exchanges: large objects apart from small allocations and frees.
+    fn record(&mut self, op: Op, size: usize, steps: u64, retries: u64) {
+        if size > MAX_SMALL_BYTES {
+            self.large_ops += 1;
+            self.max_large_steps = self.max_large_steps.max(steps);
+        } else if op == Op::Alloc {
+            self.allocs += 1;
+            self.max_alloc_steps = self.max_alloc_steps.max(steps);
+            self.slow_allocs += (steps > 0) as u64;
+        } else {
+            self.frees += 1;
+            self.max_free_steps = self.max_free_steps.max(steps);
+        }
+        self.max_retries = self.max_retries.max(retries);
+    }
+
     fn merge(&mut self, o: &Seen) {
         self.allocs += o.allocs;
         self.frees += o.frees;
@@ -77,15 +101,7 @@ fn counted<R>(op: impl FnOnce() -> R) -> (R, u64, u64) {
 fn alloc(seen: &mut Seen, size: usize, align: usize, tag: u64) -> Live {
     let l = Layout::from_size_align(size, align).unwrap();
     let (p, s, r) = counted(|| Standalone::alloc(l));
-    if size > MAX_SMALL_BYTES {
-        seen.large_ops += 1;
-        seen.max_large_steps = seen.max_large_steps.max(s);
-    } else {
-        seen.allocs += 1;
-        seen.max_alloc_steps = seen.max_alloc_steps.max(s);
-        seen.slow_allocs += (s > 0) as u64;
-    }
-    seen.max_retries = seen.max_retries.max(r);
+    seen.record(Op::Alloc, size, s, r);
     if p.is_null() {
         seen.nulls += 1;
         return (0, size, align, tag);
@@ -105,14 +121,7 @@ fn free(seen: &mut Seen, (p, size, align, tag): Live) {
     let l = Layout::from_size_align(size, align).unwrap();
     // SAFETY: allocated by `Standalone::alloc(l)`, freed once.
     let ((), s, r) = counted(|| unsafe { Standalone::dealloc(p as *mut u8, l) });
-    if size > MAX_SMALL_BYTES {
-        seen.large_ops += 1;
-        seen.max_large_steps = seen.max_large_steps.max(s);
-    } else {
-        seen.frees += 1;
-        seen.max_free_steps = seen.max_free_steps.max(s);
-    }
-    seen.max_retries = seen.max_retries.max(r);
+    seen.record(Op::Free, size, s, r);
 }
 
 fn worker(t: usize, tx: mpsc::Sender<Vec<Live>>, rx: mpsc::Receiver<Vec<Live>>) -> Seen {
