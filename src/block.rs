@@ -33,6 +33,7 @@
 //! page 0 plus the pages of live cells, while `extended` still says which cells the coming sweep
 //! must ask about.
 
+use crate::bounded::MAX_COLLECT;
 use crate::budget::{Accounting, PageBudget};
 use crate::cell::Cell;
 use crate::config::{
@@ -40,7 +41,6 @@ use crate::config::{
 };
 use crate::os::OsMemory;
 use crate::page_mask::PageMask;
-use crate::bounded::MAX_COLLECT;
 use crate::size_class::{bin_bytes, BIN_COUNT};
 use crate::sync::{AtomicPtr, AtomicUsize};
 use crate::thread_free::{Delay, ThreadFree};

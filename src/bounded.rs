@@ -280,10 +280,11 @@ fn from_env() -> Option<BoundedSettings> {
     }
     match parse_bounded(s) {
         Ok(v) => Some(v),
-        Err(why) => crate::usage::invalid_setting("SHARDSWEEP_BOUNDED", s, "invalid declared memory", why),
+        Err(why) => {
+            crate::usage::invalid_setting("SHARDSWEEP_BOUNDED", s, "invalid declared memory", why)
+        }
     }
 }
-
 
 const _: () = assert!(MAX_DIRECT_SPAN >= 1 && MAX_DIRECT_SPAN <= crate::config::DIRECT_SLOTS);
 const _: () = assert!(MAX_EXTEND_LINKS == 512, "4 KiB pages of 8-byte cells");
@@ -300,7 +301,10 @@ mod tests {
     fn settings_parse_as_documented() {
         assert_eq!(parse_bounded(b"256"), Ok(BoundedSettings::mib(256, 64)));
         assert_eq!(parse_bounded(b" 64,8 "), Ok(BoundedSettings::mib(64, 8)));
-        assert_eq!(parse_bounded(b"65536,256"), Ok(BoundedSettings::mib(65536, 256)));
+        assert_eq!(
+            parse_bounded(b"65536,256"),
+            Ok(BoundedSettings::mib(65536, 256))
+        );
         assert_eq!(
             parse_bounded(b"64,8,32"),
             Ok(BoundedSettings::mib(64, 8).with_large_mib(32))

@@ -30,9 +30,9 @@ pub mod thread_free;
 #[cfg(not(loom))]
 pub mod block;
 #[cfg(not(loom))]
-pub mod bounded;
-#[cfg(not(loom))]
 pub(crate) mod block_stack;
+#[cfg(not(loom))]
+pub mod bounded;
 #[cfg(not(loom))]
 pub mod budget;
 #[cfg(not(loom))]
@@ -61,6 +61,7 @@ mod usage;
 #[cfg(not(loom))]
 pub use {
     block::{Block, BlockState, SweepResult},
+    bounded::BoundedSettings,
     budget::{Accounting, CountingBudget, PageBudget},
     config::*,
     gc::AbandonedBatch,
@@ -69,6 +70,5 @@ pub use {
     page_mask::PageMask,
     shared::{Settings, Shared},
     size_class::{bin_bytes, bin_of, BIN_COUNT, MAX_BIN},
-    bounded::BoundedSettings,
     standalone::{ArenaSource, ShardSweepAlloc, Standalone},
 };

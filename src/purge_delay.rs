@@ -116,9 +116,9 @@ impl RetiredBlocks {
         let last = self.xrotated_ms.load(Ordering::Relaxed);
         if last == UNSET {
             // The first kept block starts the clock.
-            let _ = self
-                .xrotated_ms
-                .compare_exchange(UNSET, now, Ordering::Relaxed, Ordering::Relaxed);
+            let _ =
+                self.xrotated_ms
+                    .compare_exchange(UNSET, now, Ordering::Relaxed, Ordering::Relaxed);
             return 0;
         }
         if now.wrapping_sub(last) < delay_ms
@@ -167,7 +167,12 @@ pub fn purge_delay_ms() -> usize {
         } else {
             match parse_delay_ms(s) {
                 Ok(v) => v,
-                Err(why) => crate::usage::invalid_setting("SHARDSWEEP_PURGE_DELAY_MS", s, "invalid delay", why),
+                Err(why) => crate::usage::invalid_setting(
+                    "SHARDSWEEP_PURGE_DELAY_MS",
+                    s,
+                    "invalid delay",
+                    why,
+                ),
             }
         }
     };
@@ -175,7 +180,6 @@ pub fn purge_delay_ms() -> usize {
     DELAY.store(d, Ordering::Relaxed);
     d
 }
-
 
 #[cfg(test)]
 mod tests {

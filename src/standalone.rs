@@ -15,12 +15,12 @@
 use crate::block::Block;
 use crate::block_stack::BlockStack;
 use crate::bounded::{self, BoundedSettings, MAX_BOUNDED_THREADS};
-use crate::large_cache::CLASSES;
+use crate::budget::PageBudget;
 use crate::budget::{Accounting, CountingBudget};
 use crate::config::{BLOCK_BYTES, PAGE_BYTES};
 use crate::heap::{free_remote, Heap};
 use crate::large_cache::LargeCache;
-use crate::budget::PageBudget;
+use crate::large_cache::CLASSES;
 use crate::os::{map_aligned, prefault, unmap, Advice, BlockSource, Madvise, OsMemory};
 use crate::purge_delay::{now_ms, purge_delay_ms, RetiredBlocks};
 use crate::shared::{Settings, Shared};
@@ -102,10 +102,11 @@ impl ArenaSource {
             if self.retired.kept() == 0 {
                 return;
             }
-            self.retired.rotate_if_due(now_ms(), purge_delay_ms(), budget, os, &mut |b| {
-                // SAFETY: dropped (its header reads as zero now) and ours alone.
-                unsafe { self.released.push(b) }
-            });
+            self.retired
+                .rotate_if_due(now_ms(), purge_delay_ms(), budget, os, &mut |b| {
+                    // SAFETY: dropped (its header reads as zero now) and ours alone.
+                    unsafe { self.released.push(b) }
+                });
         }
     }
 
@@ -339,7 +340,10 @@ fn init_bounded_now(s: BoundedSettings) {
         }
     }
     let heaps = map_aligned(s.threads * HEAP_MAP_BYTES, PAGE_BYTES);
-    assert!(!heaps.is_null(), "shardsweep: cannot map the bounded heap pool");
+    assert!(
+        !heaps.is_null(),
+        "shardsweep: cannot map the bounded heap pool"
+    );
     // SAFETY: a fresh mapping of ours that nobody else uses yet.
     unsafe { prefault(heaps, s.threads * HEAP_MAP_BYTES) };
     let mut next = 0;
@@ -358,7 +362,10 @@ fn init_bounded_now(s: BoundedSettings) {
         let bytes = LargeCache::class_bytes(c);
         let n = (s.large_bytes / CLASSES / bytes).max(1);
         let m = map_aligned(n * bytes, PAGE_BYTES);
-        assert!(!m.is_null(), "shardsweep: cannot map the bounded large pool");
+        assert!(
+            !m.is_null(),
+            "shardsweep: cannot map the bounded large pool"
+        );
         // SAFETY: a fresh mapping of ours that nobody else uses yet.
         unsafe { prefault(m, n * bytes) };
         for i in (0..n).rev() {
@@ -461,10 +468,8 @@ impl Standalone {
                 .unwrap_or_else(|| Self::alloc_orphan(layout));
         }
         match bin_for_aligned(size, layout.align()) {
-            Some(bin) => {
-                with_heap(|h| h.map_or(ptr::null_mut(), |h| h.alloc_bin(bin)))
-                    .unwrap_or_else(|| Self::alloc_orphan(layout))
-            }
+            Some(bin) => with_heap(|h| h.map_or(ptr::null_mut(), |h| h.alloc_bin(bin)))
+                .unwrap_or_else(|| Self::alloc_orphan(layout)),
             None => Self::alloc_large(layout),
         }
     }
@@ -556,7 +561,9 @@ impl Standalone {
             crate::steps::add(1);
             if bounded {
                 // The class's pool, or null when it is empty.
-                return LARGE_POOL[c].pop().map_or(ptr::null_mut(), |b| b as *mut u8);
+                return LARGE_POOL[c]
+                    .pop()
+                    .map_or(ptr::null_mut(), |b| b as *mut u8);
             }
             let p = LARGE.take(c);
             if p != 0 {
@@ -654,7 +661,9 @@ impl Standalone {
             || settings.threads == 0
             || settings.threads > MAX_BOUNDED_THREADS
         {
-            return Err("shardsweep: bounded settings out of range (1 MiB to 64 GiB, 1 to 256 threads)");
+            return Err(
+                "shardsweep: bounded settings out of range (1 MiB to 64 GiB, 1 to 256 threads)",
+            );
         }
         // Reads the environment first: `SHARDSWEEP_BOUNDED` takes precedence.
         if bounded::ensure_read(init_bounded_now) || !bounded::start() {

@@ -22,7 +22,11 @@ fn emptied_abandoned_blocks_are_given_back_and_used_ones_stay() {
     }
     let blocks = fx.shared.abandoned_blocks();
     assert!(blocks >= 2, "{blocks} abandoned blocks");
-    assert_eq!(fx.shared.release_empty_abandoned(), 0, "no block is empty yet");
+    assert_eq!(
+        fx.shared.release_empty_abandoned(),
+        0,
+        "no block is empty yet"
+    );
     assert_eq!(fx.shared.abandoned_blocks(), blocks);
 
     // Another heap frees every cell but one: remote frees into blocks nobody owns.
@@ -33,11 +37,19 @@ fn emptied_abandoned_blocks_are_given_back_and_used_ones_stay() {
         unsafe { b.free(p as *mut u8) };
     }
     assert_eq!(fx.shared.release_empty_abandoned(), blocks - 1);
-    assert_eq!(fx.shared.abandoned_blocks(), 1, "the block with a live cell stays");
+    assert_eq!(
+        fx.shared.abandoned_blocks(),
+        1,
+        "the block with a live cell stays"
+    );
     let kept = Block::of(keep as *const u8);
     // SAFETY: the remaining abandoned block, not freed (it holds `keep`).
     let kept_pages = unsafe { (*kept).charged().count() };
-    assert_eq!(fx.budget.charged(), kept_pages, "the released blocks' pages are uncharged");
+    assert_eq!(
+        fx.budget.charged(),
+        kept_pages,
+        "the released blocks' pages are uncharged"
+    );
 
     // SAFETY: the last live cell, freed once.
     unsafe { b.free(keep as *mut u8) };

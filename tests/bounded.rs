@@ -20,7 +20,10 @@ fn every_operation_is_bounded_and_no_system_call_follows_init() {
         Err("shardsweep: bounded mode is already on")
     );
     let after_init = os_calls();
-    assert!(after_init.mmap > before_init.mmap, "the initialisation maps its pools");
+    assert!(
+        after_init.mmap > before_init.mmap,
+        "the initialisation maps its pools"
+    );
 
     let seen = adversarial::run();
     let after = os_calls();
@@ -49,11 +52,20 @@ fn every_operation_is_bounded_and_no_system_call_follows_init() {
         "bounded steps that stopped at their limit: collect {collect}, drain {drain}, search \
          {search}, adopt {adopt}"
     );
-    assert_eq!(seen.nulls, 0, "an allocation failed within the declared memory");
+    assert_eq!(
+        seen.nulls, 0,
+        "an allocation failed within the declared memory"
+    );
     // The workload reaches the limits of the bounded steps it drives (the search and adoption
     // limits are driven deterministically by tests/bounded_search.rs).
-    assert!(collect > 0 && drain > 0, "the workload does not reach MAX_COLLECT / MAX_DRAIN");
-    assert!(seen.slow_allocs > 1000, "the workload must exercise the slow path");
+    assert!(
+        collect > 0 && drain > 0,
+        "the workload does not reach MAX_COLLECT / MAX_DRAIN"
+    );
+    assert!(
+        seen.slow_allocs > 1000,
+        "the workload must exercise the slow path"
+    );
     assert!(seen.max_alloc_steps <= ALLOC_STEP_BOUND as u64);
     assert!(seen.max_free_steps <= FREE_STEP_BOUND as u64);
     assert!(seen.max_large_steps <= LARGE_STEP_BOUND as u64);

@@ -27,7 +27,10 @@ fn exhaustion_returns_null_and_memory_is_reused() {
             break;
         }
         cells.push(p as usize);
-        assert!(cells.len() <= (4 << 20) / size, "more cells than the declared memory holds");
+        assert!(
+            cells.len() <= (4 << 20) / size,
+            "more cells than the declared memory holds"
+        );
     }
     let blocks = (4 << 20) / BLOCK_BYTES;
     assert!(
@@ -45,7 +48,10 @@ fn exhaustion_returns_null_and_memory_is_reused() {
     let l2 = Layout::from_size_align(size / 4, 8).unwrap();
     for _ in 0..n {
         let p = Standalone::alloc(l2);
-        assert!(!p.is_null(), "an emptied block was not reused for another size class");
+        assert!(
+            !p.is_null(),
+            "an emptied block was not reused for another size class"
+        );
         cells.push(p as usize);
     }
     for p in cells.drain(..) {
@@ -63,7 +69,9 @@ fn exhaustion_returns_null_and_memory_is_reused() {
         unsafe { Standalone::dealloc(p, l) };
     });
     assert_ne!(ready_rx.recv().unwrap(), 0, "the second declared heap");
-    let third = std::thread::spawn(move || Standalone::alloc(l) as usize).join().unwrap();
+    let third = std::thread::spawn(move || Standalone::alloc(l) as usize)
+        .join()
+        .unwrap();
     assert_eq!(third, 0, "a thread beyond the declared heaps got memory");
     tx.send(()).unwrap();
     holder.join().unwrap();
@@ -83,7 +91,10 @@ fn exhaustion_returns_null_and_memory_is_reused() {
     let big = Layout::from_size_align(200 << 10, 8).unwrap();
     let a = Standalone::alloc(big);
     assert!(!a.is_null());
-    assert!(Standalone::alloc(big).is_null(), "the large pool was not exhausted");
+    assert!(
+        Standalone::alloc(big).is_null(),
+        "the large pool was not exhausted"
+    );
     assert!(Standalone::alloc(Layout::from_size_align(1 << 20, 8).unwrap()).is_null());
     // SAFETY: allocated above with `big`.
     unsafe { Standalone::dealloc(a, big) };
@@ -112,7 +123,11 @@ fn env_turns_bounded_mode_on() {
                 .unwrap()
         };
         let out = child("8,4");
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let bad = child("8MiB");
         let err = String::from_utf8_lossy(&bad.stderr);
         assert_eq!(bad.status.code(), Some(2), "{err}");
@@ -122,6 +137,9 @@ fn env_turns_bounded_mode_on() {
     }
     let p = Standalone::alloc(Layout::from_size_align(64, 8).unwrap());
     assert!(!p.is_null());
-    assert!(Standalone::is_bounded(), "SHARDSWEEP_BOUNDED did not turn bounded mode on");
+    assert!(
+        Standalone::is_bounded(),
+        "SHARDSWEEP_BOUNDED did not turn bounded mode on"
+    );
     assert!(Standalone::fresh_blocks_left() <= (8 << 20) / BLOCK_BYTES);
 }

@@ -13,7 +13,12 @@ use std::sync::mpsc;
 
 /// Sizes of the workload (each its own class), small whatever the block size.
 fn sizes() -> [usize; 4] {
-    [16, 64, (MAX_SMALL_BYTES / 32).max(72), (MAX_SMALL_BYTES / 8).max(80)]
+    [
+        16,
+        64,
+        (MAX_SMALL_BYTES / 32).max(72),
+        (MAX_SMALL_BYTES / 8).max(80),
+    ]
 }
 
 /// Live cells per thread and size at the peak.
@@ -32,16 +37,25 @@ static PROFILE: std::sync::OnceLock<Vec<(usize, usize)>> = std::sync::OnceLock::
 #[test]
 fn a_covering_profile_means_no_extension_at_run_time() {
     // Two threads, each up to 2 × PEAK live cells per size (its own and its partner's in flight).
-    let profile = PROFILE.get_or_init(|| sizes().iter().map(|&s| (s, blocks_for(s, 4 * PEAK))).collect());
+    let profile = PROFILE.get_or_init(|| {
+        sizes()
+            .iter()
+            .map(|&s| (s, blocks_for(s, 4 * PEAK)))
+            .collect()
+    });
     let profile: &'static [(usize, usize)] = profile.as_slice();
     Standalone::init_bounded(BoundedSettings::mib(64, 4).with_profile(profile)).unwrap();
     let extended_at_init = steps::extensions();
-    assert!(extended_at_init > 0, "the profile's blocks were not built at initialisation");
+    assert!(
+        extended_at_init > 0,
+        "the profile's blocks were not built at initialisation"
+    );
     let calls = os_calls();
 
     let (to_b, from_a) = mpsc::channel::<Vec<(usize, usize)>>();
     let (to_a, from_b) = mpsc::channel::<Vec<(usize, usize)>>();
-    let worker = |tx: mpsc::Sender<Vec<(usize, usize)>>, rx: mpsc::Receiver<Vec<(usize, usize)>>| {
+    let worker = |tx: mpsc::Sender<Vec<(usize, usize)>>,
+                  rx: mpsc::Receiver<Vec<(usize, usize)>>| {
         move || {
             let (mut max_alloc, mut max_free, mut nulls) = (0u64, 0u64, 0u64);
             for round in 0..ROUNDS {
@@ -61,7 +75,12 @@ fn a_covering_profile_means_no_extension_at_run_time() {
                     if i % 2 != round % 2 && p != 0 {
                         steps::take();
                         // SAFETY: allocated above with this layout, freed once.
-                        unsafe { Standalone::dealloc(p as *mut u8, Layout::from_size_align(s, 8).unwrap()) };
+                        unsafe {
+                            Standalone::dealloc(
+                                p as *mut u8,
+                                Layout::from_size_align(s, 8).unwrap(),
+                            )
+                        };
                         max_free = max_free.max(steps::take());
                     }
                 }
@@ -70,7 +89,12 @@ fn a_covering_profile_means_no_extension_at_run_time() {
                     if p != 0 {
                         steps::take();
                         // SAFETY: allocated by the other thread with this layout, freed once.
-                        unsafe { Standalone::dealloc(p as *mut u8, Layout::from_size_align(s, 8).unwrap()) };
+                        unsafe {
+                            Standalone::dealloc(
+                                p as *mut u8,
+                                Layout::from_size_align(s, 8).unwrap(),
+                            )
+                        };
                         max_free = max_free.max(steps::take());
                     }
                 }
@@ -90,7 +114,10 @@ fn a_covering_profile_means_no_extension_at_run_time() {
          {EXTEND_STEPS} for an extension), free {max_free} (bound {FREE_STEP_BOUND})"
     );
     assert_eq!(nulls, 0, "an allocation failed within the profile");
-    assert_eq!(runtime_extensions, 0, "a block was extended at run time despite the profile");
+    assert_eq!(
+        runtime_extensions, 0,
+        "a block was extended at run time despite the profile"
+    );
     assert!(max_alloc <= (ALLOC_STEP_BOUND - EXTEND_STEPS) as u64);
     assert!(max_free <= FREE_STEP_BOUND as u64);
     assert_eq!(

@@ -71,8 +71,14 @@ fn search_and_adoption_stop_at_their_limits_within_the_bound() {
         "max work units of an allocation {max} (bound {ALLOC_STEP_BOUND}); searches stopped at \
          MAX_SEARCH {searched}, adoptions stopped at MAX_ADOPT {adopted}"
     );
-    assert!(adopted > 0, "no adoption reached MAX_ADOPT: the scenario does not test it");
-    assert!(searched > 0, "no search reached MAX_SEARCH: the scenario does not test it");
+    assert!(
+        adopted > 0,
+        "no adoption reached MAX_ADOPT: the scenario does not test it"
+    );
+    assert!(
+        searched > 0,
+        "no search reached MAX_SEARCH: the scenario does not test it"
+    );
     assert!(max <= ALLOC_STEP_BOUND as u64);
     assert!(h.is_valid());
     for p in live {

@@ -10,20 +10,31 @@ use shardsweep::purge_delay::{purge_delay_ms, DEFAULT_PURGE_DELAY_MS};
 use shardsweep::*;
 use std::time::Duration;
 
-fn fixture() -> (&'static Shared, &'static CountingBudget, &'static KeepingOs, &'static ArenaSource) {
+fn fixture() -> (
+    &'static Shared,
+    &'static CountingBudget,
+    &'static KeepingOs,
+    &'static ArenaSource,
+) {
     let budget: &'static CountingBudget = Box::leak(Box::new(CountingBudget::unlimited()));
     let os: &'static KeepingOs = Box::leak(Box::new(KeepingOs {
         keep_retired: true,
         ..Default::default()
     }));
-    let arena: &'static ArenaSource = Box::leak(Box::new(ArenaSource::keeping(1 << 30, budget, os)));
+    let arena: &'static ArenaSource =
+        Box::leak(Box::new(ArenaSource::keeping(1 << 30, budget, os)));
     let settings = Settings {
         accounting: Accounting::Page,
         zero_cells: true,
         abandon_idle_bins: false,
         abandon_all_partial: false,
     };
-    (Shared::new(arena, budget, os, settings).leak(), budget, os, arena)
+    (
+        Shared::new(arena, budget, os, settings).leak(),
+        budget,
+        os,
+        arena,
+    )
 }
 
 /// Fills `blocks` blocks with 1 KiB cells and frees them all: every block but each bin's
@@ -50,15 +61,28 @@ fn empty_blocks_stay_resident_for_the_delay_then_are_dropped() {
     let first = churn(&mut heap, 8);
     let kept = arena.kept_blocks();
     assert!(kept >= 6, "empty blocks were not kept: {kept}");
-    assert!(os.dropped.lock().unwrap().is_empty(), "a kept block was dropped at once");
+    assert!(
+        os.dropped.lock().unwrap().is_empty(),
+        "a kept block was dropped at once"
+    );
     let charged_kept = budget.charged();
-    assert!(charged_kept >= kept * (BLOCK_BYTES / PAGE_BYTES), "kept blocks' pages not counted: {charged_kept}");
+    assert!(
+        charged_kept >= kept * (BLOCK_BYTES / PAGE_BYTES),
+        "kept blocks' pages not counted: {charged_kept}"
+    );
 
     // Within the delay, the next blocks come from the kept ones (the same addresses), not fresh.
     let second = churn(&mut heap, 4);
     let block_of = |a: usize| a & !(BLOCK_BYTES - 1);
-    let reused = second.iter().filter(|&&a| first.iter().any(|&f| block_of(f) == block_of(a))).count();
-    assert_eq!(reused, second.len(), "blocks taken while kept ones were waiting were fresh");
+    let reused = second
+        .iter()
+        .filter(|&&a| first.iter().any(|&f| block_of(f) == block_of(a)))
+        .count();
+    assert_eq!(
+        reused,
+        second.len(),
+        "blocks taken while kept ones were waiting were fresh"
+    );
     assert!(os.dropped.lock().unwrap().is_empty());
 
     // After two delays, the next block taken rotates the generations twice: every kept block is
@@ -73,7 +97,14 @@ fn empty_blocks_stay_resident_for_the_delay_then_are_dropped() {
         unsafe { heap.free(c) };
     }
     let dropped = os.dropped.lock().unwrap().len();
-    assert!(dropped >= kept - 1, "only {dropped} of {kept} kept blocks dropped after two delays");
-    assert!(budget.charged() < charged_kept, "charge not given back: {} vs {charged_kept}", budget.charged());
+    assert!(
+        dropped >= kept - 1,
+        "only {dropped} of {kept} kept blocks dropped after two delays"
+    );
+    assert!(
+        budget.charged() < charged_kept,
+        "charge not given back: {} vs {charged_kept}",
+        budget.charged()
+    );
     heap.abandon_all();
 }

@@ -142,7 +142,11 @@ fn worker(t: usize, tx: mpsc::Sender<Vec<Live>>, rx: mpsc::Receiver<Vec<Live>>) 
             for _ in 0..n {
                 let x = xorshift(&mut seed);
                 let align = if x % 7 == 0 { 16 << (x % 4) } else { 8 };
-                let size = if x % 3 == 0 { size } else { 8 + (x as usize >> 8) % size };
+                let size = if x % 3 == 0 {
+                    size
+                } else {
+                    8 + (x as usize >> 8) % size
+                };
                 batch.push(alloc(&mut seen, size, align, next_tag()));
             }
         }
@@ -209,7 +213,8 @@ pub fn run() -> Seen {
     let mut carried: Vec<Live> = Vec::new();
     for _wave in 0..WAVES {
         // A ring: thread t sends to thread t + 1.
-        let (txs, rxs): (Vec<_>, Vec<_>) = (0..THREADS).map(|_| mpsc::channel::<Vec<Live>>()).unzip();
+        let (txs, rxs): (Vec<_>, Vec<_>) =
+            (0..THREADS).map(|_| mpsc::channel::<Vec<Live>>()).unzip();
         let mut rxs: Vec<Option<_>> = rxs.into_iter().map(Some).collect();
         let mut hs = Vec::new();
         for t in 0..THREADS {

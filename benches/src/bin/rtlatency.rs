@@ -35,7 +35,14 @@ const PERIOD: usize = 4096;
 const SLEEP_US: u64 = 200;
 /// Exact histogram range (ns); slower operations are kept one by one.
 const EXACT_NS: usize = 1 << 16;
-const CONTENDERS: [&str; 6] = ["bounded", "bounded-pag", "default", "mimalloc", "system", "timer"];
+const CONTENDERS: [&str; 6] = [
+    "bounded",
+    "bounded-pag",
+    "default",
+    "mimalloc",
+    "system",
+    "timer",
+];
 
 /// Nanoseconds per TSC tick, measured against the monotonic clock.
 fn tsc_ns_per_tick() -> f64 {
@@ -111,9 +118,11 @@ impl Hist {
         self.slow[(rank - seen) as usize]
     }
     fn max(&self) -> u64 {
-        self.slow.iter().copied().max().unwrap_or_else(|| {
-            self.exact.iter().rposition(|&c| c > 0).unwrap_or(0) as u64
-        })
+        self.slow
+            .iter()
+            .copied()
+            .max()
+            .unwrap_or_else(|| self.exact.iter().rposition(|&c| c > 0).unwrap_or(0) as u64)
     }
     /// Operations slower than `t` ticks.
     fn above(&self, t: u64) -> u64 {
@@ -180,7 +189,11 @@ fn alloc_of(name: &str) -> &'static (dyn GlobalAlloc + Sync) {
 fn steal_jiffies() -> i64 {
     std::fs::read_to_string("/proc/stat")
         .ok()
-        .and_then(|s| s.lines().next().and_then(|l| l.split_whitespace().nth(8)?.parse().ok()))
+        .and_then(|s| {
+            s.lines()
+                .next()
+                .and_then(|l| l.split_whitespace().nth(8)?.parse().ok())
+        })
         .unwrap_or(0)
 }
 
@@ -317,7 +330,9 @@ fn child(name: &'static str, threads: usize, ops: usize) {
         let settings = shardsweep::BoundedSettings::mib(256, 16).with_profile(profile.leak());
         shardsweep::Standalone::init_bounded(settings).expect("bounded init");
     }
-    let qs: Vec<Arc<Spsc>> = (0..threads).map(|_| Arc::new(Spsc::new(4 * WINDOW))).collect();
+    let qs: Vec<Arc<Spsc>> = (0..threads)
+        .map(|_| Arc::new(Spsc::new(4 * WINDOW)))
+        .collect();
     let start = Arc::new(std::sync::Barrier::new(threads));
     let hs: Vec<_> = (0..threads)
         .map(|t| {
@@ -363,7 +378,12 @@ fn child(name: &'static str, threads: usize, ops: usize) {
     let ticks_5us = (5000.0 / k) as u64;
     for (op, h) in [("malloc", &mut hm), ("free", &mut hf)] {
         let ns = |t: u64| (t as f64 * k).round() as u64;
-        let (p50, p99, p999, max) = (h.quantile(0.5), h.quantile(0.99), h.quantile(0.999), h.max());
+        let (p50, p99, p999, max) = (
+            h.quantile(0.5),
+            h.quantile(0.99),
+            h.quantile(0.999),
+            h.max(),
+        );
         let p9999 = h.quantile(0.9999);
         println!(
             "ROW {name} {threads} {op} {} {} {} {} {} {} {} {} {} {}",
@@ -386,11 +406,17 @@ fn main() {
     let fifo = args.iter().any(|a| a == "--fifo");
     args.retain(|a| a != "--fifo");
     if args.len() == 5 && args[1] == "--child" {
-        let name = CONTENDERS.iter().find(|&&c| c == args[2]).expect("contender");
+        let name = CONTENDERS
+            .iter()
+            .find(|&&c| c == args[2])
+            .expect("contender");
         child(name, args[3].parse().unwrap(), args[4].parse().unwrap());
         return;
     }
-    let ops: usize = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(1_000_000);
+    let ops: usize = args
+        .get(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1_000_000);
     let threads: Vec<usize> = args
         .get(2)
         .map(|s| s.split(',').map(|t| t.parse().unwrap()).collect())
@@ -403,7 +429,9 @@ fn main() {
         if unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &p) } == 0 {
             sched = "SCHED_FIFO 10";
         } else {
-            eprintln!("rtlatency: SCHED_FIFO refused (needs CAP_SYS_NICE): measuring under SCHED_OTHER");
+            eprintln!(
+                "rtlatency: SCHED_FIFO refused (needs CAP_SYS_NICE): measuring under SCHED_OTHER"
+            );
         }
     }
     println!(
@@ -416,7 +444,13 @@ fn main() {
     );
     println!();
     let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
-    println!("load average before the run: {}", load.split_whitespace().take(3).collect::<Vec<_>>().join(" "));
+    println!(
+        "load average before the run: {}",
+        load.split_whitespace()
+            .take(3)
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
     println!();
     println!("| allocator | threads | op | p50 | p99 | p99.9 | p99.99 | max | max / p99.9 | >10×p99.9 | >5 µs | csw vol / invol | page faults | steal (10 ms) |");
     println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
