@@ -33,7 +33,7 @@
 //! page 0 plus the pages of live cells, while `extended` still says which cells the coming sweep
 //! must ask about.
 
-use crate::bounded::MAX_COLLECT;
+use crate::bounds::MAX_COLLECT;
 use crate::budget::{Accounting, PageBudget};
 use crate::cell::Cell;
 use crate::config::{
@@ -110,8 +110,8 @@ pub struct Block {
     /// charged): neither listed nor handed out until an extension charges its pages (owner only).
     pub(crate) excluded: PageMask,
     /// Owner heap (null when abandoned); read by every free and by remote freers on the
-    /// delayed path.
-    pub(crate) xheap: AtomicPtr<crate::heap::Heap>,
+    /// delayed path. Opaque here: the heap, a layer above the block, casts it.
+    pub(crate) xheap: AtomicPtr<OwnerHeap>,
     /// See [`BlockState`].
     pub(crate) state: BlockState,
     /// Size class.
@@ -136,6 +136,10 @@ const _: () = assert!(
     std::mem::size_of::<Block>() <= HEADER_BYTES,
     "the header fits its reserved bytes"
 );
+
+/// The heap that owns a block, as the block sees it: an address to compare and hand back, never
+/// dereferenced below `heap.rs` (which casts it to its `Heap`).
+pub(crate) enum OwnerHeap {}
 
 /// What a sweep found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -421,7 +425,7 @@ impl Block {
         }
         let cell_size = bin_bytes(bin);
         let reserved = (BLOCK_BYTES - HEADER_BYTES) / cell_size;
-        crate::steps::add(crate::bounded::INIT_STEPS);
+        crate::steps::add(crate::bounds::INIT_STEPS);
         let block = start as *mut Block;
         // SAFETY: the caller hands us the whole block; the header fits in its first bytes.
         unsafe {

@@ -16,8 +16,8 @@
 //!   O(pages per block) header set-up.
 //! No step walks a list whose length is not bounded by these constants or by a block's cells.
 
-use crate::block::{empty_block, Block, BlockState};
-use crate::bounded::MAX_DRAIN;
+use crate::block::{empty_block, Block, BlockState, OwnerHeap};
+use crate::bounds::{MAX_ADOPT, MAX_DRAIN, MAX_SEARCH};
 use crate::cell::Cell;
 use crate::config::{DIRECT_SLOTS, LOG_WORD_BYTES, MAX_DIRECT_BYTES, MAX_SMALL_BYTES, WORD_BYTES};
 use crate::shared::Shared;
@@ -27,11 +27,6 @@ use crate::thread_free::{Delay, PushOutcome};
 use std::ptr;
 
 mod lazy;
-
-/// Blocks examined per queue search before taking another block.
-pub const MAX_SEARCH: usize = 8;
-/// Abandoned blocks examined per slow path before taking a fresh block.
-pub const MAX_ADOPT: usize = 4;
 
 /// An intrusive doubly-linked list of blocks (owner only).
 #[derive(Clone, Copy)]
@@ -185,6 +180,12 @@ impl Heap {
                 lazy_is_live: None,
             })
         }
+    }
+
+    /// This heap as its blocks' owner word (`Block::xheap`).
+    #[inline(always)]
+    fn id(&self) -> *mut OwnerHeap {
+        self as *const Heap as *mut OwnerHeap
     }
 
     /// The shared instance.
@@ -423,7 +424,7 @@ impl Heap {
         // SAFETY: per the contract.
         unsafe {
             // Release: a remote freer on the delayed path reads the heap with Acquire.
-            (*b).xheap.store(self as *mut Heap, Ordering::Release);
+            (*b).xheap.store(self.id(), Ordering::Release);
             // A fresh block is in NoDelayed and an adopted one in Never: no freer is on the
             // delayed path (Freeing), so this never waits.
             let set = (*b).xthread_free.set_delay_nowait(Delay::NoDelayed, true);
@@ -493,12 +494,12 @@ impl Heap {
             );
             #[cfg(debug_assertions)]
             debug_assert!(
-                (*b).xheap.load(Ordering::Relaxed) != self as *mut Heap || !is_listed(b, p),
+                (*b).xheap.load(Ordering::Relaxed) != self.id() || !is_listed(b, p),
                 "shardsweep: double free of {p:?}"
             );
             // The fast path, like mimalloc's: one test that the block is ours and in its queue
             // (Relaxed: only this thread ever stores its own heap into xheap), then a push.
-            if (*b).xheap.load(Ordering::Relaxed) == self as *mut Heap
+            if (*b).xheap.load(Ordering::Relaxed) == self.id()
                 && (*b).state == BlockState::Queued
                 && !self.zero_cells
             {
@@ -523,7 +524,7 @@ impl Heap {
             if self.zero_cells {
                 ptr::write_bytes(p, 0, (*b).cell_size());
             }
-            if (*b).xheap.load(Ordering::Relaxed) == self as *mut Heap {
+            if (*b).xheap.load(Ordering::Relaxed) == self.id() {
                 self.free_owned(b, p);
             } else {
                 free_remote(b, p);
@@ -751,7 +752,7 @@ impl Heap {
                     (*b).is_valid()
                         && (*b).bin() == bin
                         && (*b).state == BlockState::Queued
-                        && (*b).xheap.load(Ordering::Relaxed) == self as *const Heap as *mut Heap
+                        && (*b).xheap.load(Ordering::Relaxed) == self.id()
                 };
                 if !ok {
                     return false;
@@ -794,7 +795,7 @@ pub unsafe fn free_remote(b: *mut Block, p: *mut u8) {
         if (*b).xthread_free.push(p as *mut Cell) == PushOutcome::MustDelay {
             // The state is Freeing: the owner cannot abandon the heap until we end it, so the
             // heap pointer stays valid. Acquire: pairs with `take_ownership`'s Release.
-            let heap = (*b).xheap.load(Ordering::Acquire);
+            let heap = (*b).xheap.load(Ordering::Acquire).cast::<Heap>();
             // A block in UseDelayed is in its owner's full list, and the owner clears xheap
             // only after moving the block to Never, which waits for this Freeing to end.
             debug_assert!(!heap.is_null(), "delayed free into an abandoned block");

@@ -22,6 +22,7 @@
 #![warn(clippy::undocumented_unsafe_blocks, clippy::missing_safety_doc)]
 #![deny(unsafe_op_in_unsafe_fn)]
 
+pub mod bounds;
 pub mod cell;
 pub mod steps;
 pub(crate) mod sync;
@@ -32,8 +33,6 @@ pub mod block;
 #[cfg(not(loom))]
 pub(crate) mod block_stack;
 #[cfg(not(loom))]
-pub mod bounded;
-#[cfg(not(loom))]
 pub mod budget;
 #[cfg(not(loom))]
 pub mod config;
@@ -42,33 +41,28 @@ pub mod gc;
 #[cfg(not(loom))]
 pub mod heap;
 #[cfg(not(loom))]
-pub mod large_cache;
+pub mod malloc;
 #[cfg(not(loom))]
 pub mod os;
 #[cfg(not(loom))]
 pub mod page_mask;
 #[cfg(not(loom))]
-pub mod purge_delay;
-#[cfg(not(loom))]
 pub mod shared;
 #[cfg(not(loom))]
 pub mod size_class;
-#[cfg(not(loom))]
-pub mod standalone;
-#[cfg(not(loom))]
-mod usage;
 
 #[cfg(not(loom))]
 pub use {
     block::{Block, BlockState, SweepResult},
-    bounded::BoundedSettings,
     budget::{Accounting, CountingBudget, PageBudget},
     config::*,
     gc::AbandonedBatch,
     heap::{Heap, SweepStats},
+    malloc::arena::ArenaSource,
+    malloc::bounded::BoundedSettings,
+    malloc::standalone::{ShardSweepAlloc, Standalone},
     os::{os_calls, Advice, BlockSource, Madvise, OsCalls, OsMemory},
     page_mask::PageMask,
     shared::{Settings, Shared},
     size_class::{bin_bytes, bin_of, BIN_COUNT, MAX_BIN},
-    standalone::{ArenaSource, ShardSweepAlloc, Standalone},
 };

@@ -23,7 +23,6 @@ pub struct OsCalls {
 static XMMAP: AtomicUsize = AtomicUsize::new(0);
 static XMUNMAP: AtomicUsize = AtomicUsize::new(0);
 static XMADVISE: AtomicUsize = AtomicUsize::new(0);
-pub(crate) static XYIELDS: AtomicUsize = AtomicUsize::new(0);
 
 /// The system calls made so far (a snapshot of Relaxed counters: exact once the threads that
 /// made them are joined).
@@ -32,7 +31,7 @@ pub fn os_calls() -> OsCalls {
         mmap: XMMAP.load(Ordering::Relaxed),
         munmap: XMUNMAP.load(Ordering::Relaxed),
         madvise: XMADVISE.load(Ordering::Relaxed),
-        yields: XYIELDS.load(Ordering::Relaxed),
+        yields: crate::sync::yields(),
     }
 }
 

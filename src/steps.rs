@@ -1,6 +1,6 @@
 //! The debug step counter (cargo feature `step-count`): every allocation and free adds the work
 //! units it does to a per-thread count, so that a test can check the bounded mode's
-//! per-operation bound ([`crate::bounded::ALLOC_STEP_BOUND`], [`crate::bounded::FREE_STEP_BOUND`])
+//! per-operation bound ([`crate::bounds::ALLOC_STEP_BOUND`], [`crate::bounds::FREE_STEP_BOUND`])
 //! over an adversarial workload instead of trusting the argument in a comment.
 //!
 //! A *work unit* is one of: a slow-path entry, a block examined (queue search, adoption), a

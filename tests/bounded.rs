@@ -7,7 +7,8 @@
 #[path = "common/adversarial.rs"]
 mod adversarial;
 
-use shardsweep::bounded::{ALLOC_STEP_BOUND, FREE_STEP_BOUND, LARGE_STEP_BOUND};
+use shardsweep::bounds::{ALLOC_STEP_BOUND, FREE_STEP_BOUND};
+use shardsweep::malloc::bounded::LARGE_STEP_BOUND;
 use shardsweep::{os_calls, BoundedSettings, Standalone};
 
 #[test]

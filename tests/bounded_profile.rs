@@ -6,7 +6,7 @@
 //! (remote frees, blocks emptied remotely and locally, then adopted again). Runs in its own
 //! process. Requires `--features step-count`.
 
-use shardsweep::bounded::{ALLOC_STEP_BOUND, EXTEND_STEPS, FREE_STEP_BOUND};
+use shardsweep::bounds::{ALLOC_STEP_BOUND, EXTEND_STEPS, FREE_STEP_BOUND};
 use shardsweep::{os_calls, steps, BoundedSettings, Standalone, BLOCK_BYTES, MAX_SMALL_BYTES};
 use std::alloc::Layout;
 use std::sync::mpsc;

@@ -5,7 +5,7 @@
 //! Deterministic, on the core's `Heap` (the bound is the core's, in either mode). Requires
 //! `--features step-count`.
 
-use shardsweep::bounded::ALLOC_STEP_BOUND;
+use shardsweep::bounds::ALLOC_STEP_BOUND;
 use shardsweep::steps::{self, Limit};
 use shardsweep::*;
 

@@ -2,7 +2,7 @@
 //! cache of freed mappings, from several threads, freed on other threads: every object keeps its
 //! contents while live, and reused mappings are never handed to two owners.
 
-use shardsweep::standalone::Standalone;
+use shardsweep::malloc::standalone::Standalone;
 use std::alloc::Layout;
 use std::thread;
 

@@ -6,7 +6,7 @@
 mod common;
 
 use common::KeepingOs;
-use shardsweep::purge_delay::{purge_delay_ms, DEFAULT_PURGE_DELAY_MS};
+use shardsweep::malloc::purge_delay::{purge_delay_ms, DEFAULT_PURGE_DELAY_MS};
 use shardsweep::*;
 use std::time::Duration;
 

@@ -11,7 +11,7 @@ mod reentry;
 
 use libc::{c_int, c_void, size_t};
 use shardsweep::size_class::bin_for_aligned;
-use shardsweep::standalone::Standalone;
+use shardsweep::malloc::standalone::Standalone;
 use std::alloc::Layout;
 use std::ptr;
 

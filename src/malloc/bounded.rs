@@ -7,8 +7,8 @@
 //! |---|---|
 //! | profile-driven initialisation of segments / pages | the declared bytes of blocks pre-faulted (`MADV_POPULATE_WRITE`, or touched; `MADV_HUGEPAGE` asked for first), the thread heaps' memory pre-mapped in a pool of [`BoundedSettings::threads`] slots, [`BoundedSettings::large_bytes`] of large objects pre-mapped, split evenly over the large classes (16, 32, 64, 128, 256 KiB) |
 //! | `mi_segment_free` / `_mi_page_free` disabled | an emptied block keeps its pages (no `madvise`, no purge) and goes to the arena's stack of resident blocks, from which any heap re-initialises it in O(pages per block) |
-//! | free-list extension limited to 2 blocks (-seg) / complete at init (-pag) | one OS page of cells per extension (≤ [`MAX_EXTEND_LINKS`] links) on pre-faulted memory: see below; or, with a profile ([`BoundedSettings::profile`]), complete at init as -pag, emptied blocks kept in their class |
-//! | `pages_direct` updated through one pointer | direct-table slots of one bin rewritten, ≤ [`MAX_DIRECT_SPAN`] |
+//! | free-list extension limited to 2 blocks (-seg) / complete at init (-pag) | one OS page of cells per extension (≤ [`MAX_EXTEND_LINKS`](crate::bounds::MAX_EXTEND_LINKS) links) on pre-faulted memory: see below; or, with a profile ([`BoundedSettings::profile`]), complete at init as -pag, emptied blocks kept in their class |
+//! | `pages_direct` updated through one pointer | direct-table slots of one bin rewritten, ≤ [`MAX_DIRECT_SPAN`](crate::bounds::MAX_DIRECT_SPAN) |
 //! | `_mi_heap_collect_retired` disabled | no retire sweep: empty blocks are handed back as they empty, O(1) |
 //!
 //! Extension: RT-mimalloc-pag pre-extends every page of the profile at init, which needs a
@@ -19,9 +19,9 @@
 //!
 //! Settings: `SHARDSWEEP_BOUNDED=<MiB>[,<threads>[,<large MiB>]]` (read once with `getenv` at the first
 //! allocation; an invalid value is one line on stderr and exit status 2) or, in code,
-//! [`crate::Standalone::init_bounded`]. Exhaustion is reported, never served by the OS: a small
+//! [`super::standalone::Standalone::init_bounded`]. Exhaustion is reported, never served by the OS: a small
 //! request when every declared block is in use, a large one when its class's pool is empty (or
-//! it is larger than [`crate::large_cache::MAX_CACHED_BYTES`], or more than page-aligned), and
+//! it is larger than [`super::large_cache::MAX_CACHED_BYTES`], or more than page-aligned), and
 //! the first allocation of a thread when all heap slots are taken, return null.
 //!
 //! What is *not* bounded (none is part of an allocation or a free): initialisation (O(declared
@@ -39,79 +39,17 @@
 //! word during it (with P processors and no preemption inside the few-instruction window, at
 //! most P − 1 per attempt). `tests/bounded.rs` counts both and reports the retries it saw.
 
-use crate::config::{PAGES_PER_BLOCK, PAGE_BYTES, WORD_BYTES};
-use crate::heap::{MAX_ADOPT, MAX_SEARCH};
-use crate::size_class::{bin_bytes, BIN_COUNT};
 use crate::sync::{AtomicUsize, Ordering};
-
-/// Remote frees moved from a block's `xthread_free` to its `local_free` per collect. A block
-/// with more pending keeps the rest (counted in `used`) for its next collect.
-pub const MAX_COLLECT: usize = 64;
-/// Delayed frees (remote frees into full blocks) handled per slow path; the rest wait for the
-/// next one, none is lost.
-pub const MAX_DRAIN: usize = 32;
-/// Cells linked by one extension: those starting in one OS page, 8-byte cells at most.
-pub const MAX_EXTEND_LINKS: usize = PAGE_BYTES / WORD_BYTES;
-/// Direct-table slots one bin spans (a bin's current block is written into each).
-pub const MAX_DIRECT_SPAN: usize = max_direct_span();
 
 /// Thread heaps pre-mapped by default in bounded mode.
 pub const DEFAULT_BOUNDED_THREADS: usize = 64;
 /// Largest number of thread heaps a bounded instance may declare.
 pub const MAX_BOUNDED_THREADS: usize = 256;
 /// Largest declared size (MiB): the arena's address space.
-pub const MAX_BOUNDED_MIB: usize = crate::standalone::ARENA_BYTES >> 20;
+pub const MAX_BOUNDED_MIB: usize = super::arena::ARENA_BYTES >> 20;
 /// Divisor of the declared MiB that gives the large pool's default size (a quarter).
 pub const DEFAULT_LARGE_SHARE: usize = 4;
 
-const fn max_direct_span() -> usize {
-    use crate::config::{LOG_WORD_BYTES, MAX_DIRECT_BYTES};
-    let mut max = 0;
-    let mut bin = 1;
-    while bin < BIN_COUNT {
-        let lo = if bin == 1 { 0 } else { bin_bytes(bin - 1) + 1 };
-        if lo <= MAX_DIRECT_BYTES {
-            let lo_w = lo.div_ceil(WORD_BYTES);
-            let mut hi_w = bin_bytes(bin) >> LOG_WORD_BYTES;
-            if hi_w > MAX_DIRECT_BYTES >> LOG_WORD_BYTES {
-                hi_w = MAX_DIRECT_BYTES >> LOG_WORD_BYTES;
-            }
-            if hi_w + 1 - lo_w > max {
-                max = hi_w + 1 - lo_w;
-            }
-        }
-        bin += 1;
-    }
-    max
-}
-
-/// Work units (see `steps.rs`) of handing one owned cell back: `free_local`, waking a full block
-/// (queue moves, one delay-state compare-exchange, the direct slots of its bin), or releasing an
-/// emptied block (retire, one push) and re-pointing the direct slots.
-pub const FREE_OWNED_STEPS: usize = 3 + MAX_DIRECT_SPAN;
-/// Work units of collecting one block (the links moved and the swap of `local_free`).
-pub const COLLECT_STEPS: usize = MAX_COLLECT + 1;
-/// Work units of one extension: the choice of the page (one test per page), the links, the
-/// set-aside cells re-listed (one per page).
-pub const EXTEND_STEPS: usize = PAGES_PER_BLOCK + MAX_EXTEND_LINKS + PAGES_PER_BLOCK;
-/// Work units of initialising a block header (page-start set from a table, one charge).
-pub const INIT_STEPS: usize = 2;
-
-/// Bound on the work units of one allocation (excluding compare-exchange retries): the fast
-/// path is one; the slow path is the sum of its steps, each bounded by a constant:
-/// entry, delayed-free drain, queue search, adoption, then one of: an idle page, a fresh page,
-/// a kept resident block, a fresh block (each one extension), and making the block current.
-pub const ALLOC_STEP_BOUND: usize = 1
-    + MAX_DRAIN * (1 + FREE_OWNED_STEPS)
-    + MAX_SEARCH * (1 + COLLECT_STEPS + FREE_OWNED_STEPS)
-    + MAX_ADOPT * (1 + COLLECT_STEPS + FREE_OWNED_STEPS)
-    + 2 * (INIT_STEPS + 1)
-    + EXTEND_STEPS
-    + 2 * MAX_DIRECT_SPAN
-    + 1;
-/// Bound on the work units of one free (excluding compare-exchange retries): the local fast
-/// path, or waking a full block, or a block emptied and handed back, or a remote push.
-pub const FREE_STEP_BOUND: usize = 1 + FREE_OWNED_STEPS + 1;
 /// Bound of a large allocation or free in bounded mode: one pop or push of a class's pool.
 pub const LARGE_STEP_BOUND: usize = 1;
 
@@ -281,17 +219,10 @@ fn from_env() -> Option<BoundedSettings> {
     match parse_bounded(s) {
         Ok(v) => Some(v),
         Err(why) => {
-            crate::usage::invalid_setting("SHARDSWEEP_BOUNDED", s, "invalid declared memory", why)
+            super::usage::invalid_setting("SHARDSWEEP_BOUNDED", s, "invalid declared memory", why)
         }
     }
 }
-
-const _: () = assert!(MAX_DIRECT_SPAN >= 1 && MAX_DIRECT_SPAN <= crate::config::DIRECT_SLOTS);
-const _: () = assert!(MAX_EXTEND_LINKS == 512, "4 KiB pages of 8-byte cells");
-const _: () = assert!(
-    ALLOC_STEP_BOUND < 8192 && FREE_STEP_BOUND < 64,
-    "the per-operation bounds stay small constants"
-);
 
 #[cfg(test)]
 mod tests {
@@ -326,22 +257,5 @@ mod tests {
         ] {
             assert!(parse_bounded(bad).is_err(), "{bad:?}");
         }
-    }
-
-    #[test]
-    fn the_direct_span_is_the_widest_bin() {
-        // Recomputed the way `Heap::set_direct` walks a bin's slots.
-        use crate::config::{DIRECT_SLOTS, MAX_DIRECT_BYTES};
-        let widest = (1..BIN_COUNT)
-            .filter_map(|bin| {
-                let lo = if bin == 1 { 0 } else { bin_bytes(bin - 1) + 1 };
-                (lo <= MAX_DIRECT_BYTES).then(|| {
-                    let hi = (bin_bytes(bin) / WORD_BYTES).min(DIRECT_SLOTS - 1);
-                    hi + 1 - lo.div_ceil(WORD_BYTES)
-                })
-            })
-            .max()
-            .unwrap();
-        assert_eq!(widest, MAX_DIRECT_SPAN);
     }
 }

@@ -167,7 +167,7 @@ pub fn purge_delay_ms() -> usize {
         } else {
             match parse_delay_ms(s) {
                 Ok(v) => v,
-                Err(why) => crate::usage::invalid_setting(
+                Err(why) => super::usage::invalid_setting(
                     "SHARDSWEEP_PURGE_DELAY_MS",
                     s,
                     "invalid delay",
