@@ -10,7 +10,7 @@ use std::sync::Mutex;
 struct Source(Mutex<Vec<usize>>);
 // SAFETY: distinct block-aligned allocations, never freed while the process runs.
 unsafe impl BlockSource for Source {
-    fn acquire_block(&self) -> Option<(NonNull<u8>, bool)> {
+    fn acquire_block(&self, _thread: usize) -> Option<(NonNull<u8>, bool)> {
         if let Some(b) = self.0.lock().unwrap().pop() {
             return NonNull::new(b as *mut u8).map(|p| (p, false));
         }

@@ -5,7 +5,6 @@
 //! `space`, `context`), so bindings that mirror `Allocators` in C++ (mmtk-openjdk) keep working.
 
 use super::global::ShardSweepSpace;
-use super::glue::{self, Failure};
 use super::settings::SweepMode;
 use super::sweep;
 use crate::policy::space::Space;
@@ -13,7 +12,8 @@ use crate::util::alloc::allocator::{self, AllocatorContext};
 use crate::util::alloc::Allocator;
 use crate::util::{Address, VMMutatorThread, VMThread};
 use crate::vm::{Collection, VMBinding};
-use shardsweep::{bin_of, Heap, MAX_DIRECT_BYTES, MAX_SMALL_BYTES};
+use shardsweep::{bin_of, Heap, NoCell, MAX_DIRECT_BYTES, MAX_SMALL_BYTES};
+use std::ptr::NonNull;
 use std::sync::Arc;
 
 /// A mutator's allocator in the shardsweep space.
@@ -44,7 +44,10 @@ impl<VM: VMBinding> ShardSweepAllocator<VM> {
     pub(crate) fn new(tls: VMThread, space: &'static ShardSweepSpace<VM>, context: Arc<AllocatorContext<VM>>) -> Self {
         #[allow(clippy::let_unit_value)]
         let () = Self::SAME_SIZE_AS_STOCK;
-        let heap = Box::into_raw(Heap::new_boxed(space.shared()));
+        let mut boxed = Heap::new_boxed(space.shared());
+        // The heap hands its mutator to the page resource with each fresh block it asks for.
+        boxed.set_thread(tls.0.to_address().as_usize());
+        let heap = Box::into_raw(boxed);
         space.register_heap(heap);
         ShardSweepAllocator { tls, space, context, heap, _reserved: [0; 3] }
     }
@@ -56,16 +59,34 @@ impl<VM: VMBinding> ShardSweepAllocator<VM> {
         unsafe { &mut *self.heap }
     }
 
-    /// A cell for `size` bytes at `align`/`offset`, or null (see `glue::take_failure`).
+    /// The bytes a request needs in a cell (its size, padded for its alignment).
     #[inline(always)]
-    fn alloc_cell(&mut self, size: usize, align: usize) -> *mut u8 {
+    fn cell_bytes(size: usize, align: usize) -> usize {
         let bytes = allocator::get_maximum_aligned_size::<VM>(size, align);
         debug_assert!(bytes <= MAX_SMALL_BYTES, "{bytes} bytes exceed the space's largest cell {MAX_SMALL_BYTES}");
+        bytes
+    }
+
+    /// The core's fast path: a cell of the current block of the request's size class, or null.
+    #[inline(always)]
+    fn pop_cell(&mut self, size: usize, align: usize) -> *mut u8 {
+        let bytes = Self::cell_bytes(size, align);
         let heap = self.heap();
         if bytes <= MAX_DIRECT_BYTES {
-            heap.alloc(bytes)
+            heap.pop(bytes)
         } else {
-            heap.alloc_bin(bin_of(bytes))
+            heap.pop_bin(bin_of(bytes))
+        }
+    }
+
+    /// The core's whole path, fast then slow: a cell, or why there is none.
+    fn alloc_cell(&mut self, size: usize, align: usize) -> Result<NonNull<u8>, NoCell> {
+        let bytes = Self::cell_bytes(size, align);
+        let heap = self.heap();
+        if bytes <= MAX_DIRECT_BYTES {
+            heap.try_alloc(bytes)
+        } else {
+            heap.try_alloc_bin(bin_of(bytes))
         }
     }
 
@@ -109,41 +130,39 @@ impl<VM: VMBinding> Allocator<VM> for ShardSweepAllocator<VM> {
         &self.context
     }
 
+    /// The fast path, inline: one branch and a pop; anything else is MMTk's slow path.
     #[inline(always)]
     fn alloc(&mut self, size: usize, align: usize, offset: usize) -> Address {
-        let cell = self.alloc_cell(size, align);
+        let cell = self.pop_cell(size, align);
         if cell.is_null() {
             return self.alloc_slow(size, align, offset);
         }
         allocator::align_allocation::<VM>(Address::from_mut_ptr(cell), align, offset)
     }
 
+    /// One attempt of MMTk's slow-path loop (`alloc_slow_inline`, which retries after a GC and
+    /// reports out of memory after an emergency one): the core's slow path, and the one place
+    /// that acts on why it has no cell.
     fn alloc_slow_once(&mut self, size: usize, align: usize, offset: usize) -> Address {
-        glue::set_mutator_tls(self.tls);
-        let mut failure = glue::take_failure();
-        // The first block of a thread may have been refused for want of its VMThread.
-        if failure == Failure::None || failure == Failure::NoTls {
-            let cell = self.alloc_cell(size, align);
-            if !cell.is_null() {
-                return allocator::align_allocation::<VM>(Address::from_mut_ptr(cell), align, offset);
-            }
-            failure = glue::take_failure();
-        }
+        let why = match self.alloc_cell(size, align) {
+            Ok(cell) => return allocator::align_allocation::<VM>(Address::from_mut_ptr(cell.as_ptr()), align, offset),
+            Err(why) => why,
+        };
         let tls = VMMutatorThread(self.tls);
         // As `Space::not_acquiring` (mmtk 0.33): an allocation that is not at a safepoint must
         // not block; it returns null and `alloc_slow_inline` gives up at once.
         let at_safepoint = self.context.get_alloc_options().at_safepoint;
-        match failure {
-            // The trigger has requested a GC: wait for it outside the core, then let
-            // `alloc_slow_inline` retry (or report OOM after an emergency GC).
-            Failure::Vetoed => {
+        match why {
+            // The budget refused a page: the GC trigger has requested a GC. Wait for it outside
+            // the core, then let `alloc_slow_inline` retry (or report OOM after an emergency GC).
+            NoCell::Refused => {
                 if at_safepoint {
                     VM::VMCollection::block_for_gc(tls);
                 }
             }
-            Failure::Exhausted | Failure::None | Failure::NoTls => {
-                // Out of virtual memory in the page resource, or a veto we did not see: force a
-                // GC as `Space::acquire` does when the page resource fails.
+            // Out of virtual memory in the page resource: force a GC as `Space::acquire` does
+            // when the page resource fails.
+            NoCell::NoMemory => {
                 if self.context.gc_trigger.is_collection_enabled() && self.context.state.is_initialized() {
                     self.space.get_gc_trigger().poll(true, Some(self.space.as_space()));
                     if at_safepoint {

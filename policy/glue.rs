@@ -15,53 +15,14 @@ use crate::util::heap::chunk_map::Chunk;
 use crate::util::heap::PageResource;
 use crate::util::linear_scan::Region;
 use crate::util::os::{MmapAnnotation, OSMemory, OS};
-use crate::util::{Address, VMThread};
+use crate::util::{Address, OpaquePointer, VMThread};
 use crate::vm::VMBinding;
 use shardsweep::{Advice, BlockSource, Heap, Madvise, PageBudget};
-use std::cell::Cell;
 use std::ptr::NonNull;
 use std::sync::atomic::Ordering;
 
-/// Why the core's last allocation on this thread returned null (read by the allocator's slow
-/// path). Thread-local: the core calls back without context, on the allocating thread.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Failure {
-    /// Nothing failed.
-    None,
-    /// `try_charge` vetoed: the GC trigger has requested a GC.
-    Vetoed,
-    /// The page resource is out of (virtual) memory.
-    Exhausted,
-    /// `acquire_block` ran before this thread's allocator told us its `VMThread`.
-    NoTls,
-}
-
 /// How idle pages and empty blocks are dropped for the budget's sake, whatever the purge advice.
 static DROP: Madvise = Madvise { advice: Advice::DontNeed };
-
-thread_local! {
-    /// Whether this thread's current allocation slow path charged a page (reported to MMTk as
-    /// an allocation success only if the slow path then hands out a cell).
-    static CHARGED: Cell<bool> = const { Cell::new(false) };
-    static FAILURE: Cell<Failure> = const { Cell::new(Failure::None) };
-    /// The allocating mutator's `VMThread` (set by the allocator's slow path), for the page
-    /// resource's and the mmapper's callbacks into the VM.
-    static MUTATOR_TLS: Cell<Option<VMThread>> = const { Cell::new(None) };
-}
-
-/// Records this thread's mutator (allocator slow path).
-pub(super) fn set_mutator_tls(tls: VMThread) {
-    MUTATOR_TLS.with(|t| t.set(Some(tls)));
-}
-
-/// Takes and resets the reason of this thread's last failure.
-pub(super) fn take_failure() -> Failure {
-    FAILURE.with(|f| f.replace(Failure::None))
-}
-
-fn fail(why: Failure) {
-    FAILURE.with(|f| f.set(why));
-}
 
 impl<VM: VMBinding> ShardSweepSpace<VM> {
     /// Whether a charge may poll the GC trigger: a mutator allocating outside a GC, with
@@ -75,7 +36,7 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
 
     /// Tells MMTk that an allocation needing new memory succeeded since the last GC, as the
     /// stock allocators do after every successful slow path (`alloc_slow_inline`). Called when
-    /// a core slow path that charged pages handed out a cell (`slow_path_done`), never for a
+    /// a core slow path that charged pages handed out a cell (`allocated_after_charge`), never for a
     /// charge alone: a fresh block whose header page was charged and whose cells' pages were
     /// then vetoed is no success (that report made every GC a non-emergency one while the
     /// request could never be met: the OpenJDK livelock, reproduced by `synthvm hog`). MMTk counts
@@ -290,7 +251,7 @@ unsafe impl<VM: VMBinding> BlockSource for ShardSweepSpace<VM> {
         NonNull::new(a.to_mut_ptr())
     }
 
-    fn acquire_block(&self) -> Option<(NonNull<u8>, bool)> {
+    fn acquire_block(&self, thread: usize) -> Option<(NonNull<u8>, bool)> {
         // Spares and the page resource's blocks are zero: fresh, or dropped with MADV_DONTNEED
         // before they were given back (`Block::drop_retired`); blocks with resident pages are
         // on the kept list instead.
@@ -298,17 +259,11 @@ unsafe impl<VM: VMBinding> BlockSource for ShardSweepSpace<VM> {
         if let Some(a) = self.spare.lock().unwrap().pop() {
             return NonNull::new(a.to_mut_ptr()).map(|p| (p, zeroed));
         }
-        let Some(tls) = MUTATOR_TLS.with(|t| t.get()) else {
-            fail(Failure::NoTls);
-            return None;
-        };
-        match self.acquire_from_page_resource(tls) {
-            Some(a) => NonNull::new(a.to_mut_ptr()).map(|p| (p, zeroed)),
-            None => {
-                fail(Failure::Exhausted);
-                None
-            }
-        }
+        // The heap's thread word is its mutator's `VMThread` (`ShardSweepAllocator::new`).
+        // SAFETY: the word was made from a `VMThread` pointer, so it is that pointer's address.
+        let tls = VMThread(OpaquePointer::from_address(unsafe { Address::from_usize(thread) }));
+        // `None` is out of (virtual) memory in the page resource: the core's `NoCell::NoMemory`.
+        self.acquire_from_page_resource(tls).and_then(|a| NonNull::new(a.to_mut_ptr()).map(|p| (p, zeroed)))
     }
 
     unsafe fn release_block(&self, block: NonNull<u8>) {
@@ -351,17 +306,13 @@ impl<VM: VMBinding> PageBudget for ShardSweepSpace<VM> {
             self.pages.uncharge(pages);
             let meta = self.estimate_side_meta_pages(pages);
             self.get_gc_trigger().policy.on_pending_allocation(pages + meta);
-            fail(Failure::Vetoed);
             return false;
         }
-        CHARGED.with(|c| c.set(true));
         true
     }
 
-    fn slow_path_done(&self, allocated: bool) {
-        if CHARGED.with(|c| c.replace(false)) && allocated {
-            self.note_allocation_success();
-        }
+    fn allocated_after_charge(&self) {
+        self.note_allocation_success();
     }
 
     fn uncharge(&self, pages: usize) {

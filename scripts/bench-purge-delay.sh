@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The standalone purge delay (src/purge_delay.rs) measured: mimalloc-bench's workloads (ported:
+# The standalone purge delay (src/malloc/purge_delay.rs) measured: mimalloc-bench's workloads (ported:
 # benches/src/msbench.rs) on shardsweep with SHARDSWEEP_PURGE_DELAY_MS=0 (every emptied block
 # dropped at once, the behaviour before the delay) and =10 (the default), beside mimalloc v3 and
 # v2, each run in its own process, runs interleaved (the order rotating every repetition), the

@@ -16,15 +16,16 @@ pub trait PageBudget: Sync {
     fn uncharge(&self, pages: usize);
     /// Pages currently charged (resident).
     fn charged(&self) -> usize;
-    /// The end of an allocation slow path on this thread (`Heap`'s generic path), which may
-    /// have charged pages: `allocated` says whether it handed out a cell. A garbage-collected
-    /// embedder reports allocation success to its collector here, not per charge: a slow path
-    /// that charged a fresh block's header page and then was vetoed for its cells' pages did
-    /// not allocate (counting it as a success kept MMTk from ever declaring the emergency
-    /// collection after which it reports out of memory: the OpenJDK livelock of issue 11).
-    fn slow_path_done(&self, allocated: bool) {
-        let _ = allocated;
-    }
+    /// An allocation slow path that charged pages has handed out a cell (called on the
+    /// allocating thread, after the fact: the pages it charged are counted by a [`Charging`]
+    /// on its stack). A garbage-collected embedder reports allocation success to its collector
+    /// here, not per charge: a slow path that charged a fresh block's header page and then was
+    /// refused its cells' pages did not allocate (counting it as a success kept MMTk from ever
+    /// declaring the emergency collection after which it reports out of memory: the OpenJDK
+    /// livelock, reproduced by `synthvm hog`).
+    ///
+    /// [`Charging`]: crate::no_cell::Charging
+    fn allocated_after_charge(&self) {}
 }
 
 /// A budget with an optional limit (`usize::MAX` for none), counting atomically.

@@ -50,7 +50,7 @@ impl Shared {
     pub fn detach_abandoned(&self, bin: usize) -> AbandonedBatch {
         assert!((1..BIN_COUNT).contains(&bin), "invalid bin {bin}");
         let mut blocks = self.abandoned[bin].drain();
-        // Oldest first, as `sweep_abandoned` sweeps them.
+        // Oldest first (a stack pops the newest first).
         blocks.reverse();
         AbandonedBatch { bin, blocks }
     }

@@ -3,20 +3,23 @@
 //! A native Rust port of mimalloc's per-block sharded free lists (Leijen, Zorn, de Moura,
 //! MSR-TR-2019-18) with one change that matters to a garbage collector: memory is charged and
 //! given back per 4 KiB OS page, not per block. It is VM-agnostic (no dependency on MMTk): the
-//! MMTk space in `policy/` wraps it, and [`standalone`] turns it into a malloc.
+//! MMTk space in `policy/` wraps it, and [`malloc`] turns it into a malloc.
 //!
-//! Layers, one concept per file:
-//! * [`config`] — `LOG_BLOCK_BYTES` (build time) and everything derived from it;
-//! * [`size_class`] — mimalloc's bin rule as `const fn`s;
-//! * [`block`] — a block and its three free lists (`free`, `local_free`, `xthread_free`), lazy
-//!   page-at-a-time extension, page charging, the sweep primitive;
-//! * [`heap`] — thread-local heaps (direct table, bin queues, full list, delayed free);
-//! * [`shared`] — what heaps share: block source, page budget, OS, abandoned blocks;
-//! * [`budget`], [`os`] — the traits through which an embedder counts and vetoes pages and
-//!   gives them back to the OS;
-//! * [`standalone`] — malloc-like use over the core's own mappings, and a `GlobalAlloc`;
-//! * [`bounded`] — the standalone allocator's bounded (real-time) mode, and [`steps`], the
-//!   debug counter of each operation's work that checks its bound.
+//! Layers, one concept per file, each referring only to those below it (`tests/layers.rs`
+//! checks that no file of `src/` imports in a circle and that the core never names `malloc`):
+//! * the floor: [`config`] (`LOG_BLOCK_BYTES`, chosen at build time, and everything derived
+//!   from it), [`size_class`] (mimalloc's bin rule as `const fn`s), [`bounds`] (the work bound
+//!   of every slow-path step), [`steps`] (the debug counter that checks them), [`cell`],
+//!   [`page_mask`], and the atomics shim `sync`;
+//! * the core: [`thread_free`] (the remote-free word), [`budget`] and [`os`] (the traits
+//!   through which an embedder counts and vetoes pages, supplies blocks and gives pages back to
+//!   the OS), [`no_cell`] (why an allocation has no cell), [`block`] (a block, its three free
+//!   lists, page-at-a-time extension and charging, its sweep), [`shared`] (what heaps share:
+//!   block source, budget, abandoned blocks), [`heap`] (a thread's heap: fast path, the slow
+//!   path as named steps, free, queues, sweep, abandonment), [`gc`] (a collector's sweep of
+//!   abandoned blocks);
+//! * the malloc front end, [`malloc`]: the core over its own mappings as a malloc and a
+//!   `GlobalAlloc`, its large-mapping cache, purge delay and bounded (real-time) mode.
 //!
 //! See `ARCHITECTURE.md` for the design and the invariants.
 #![warn(clippy::undocumented_unsafe_blocks, clippy::missing_safety_doc)]
@@ -43,6 +46,8 @@ pub mod heap;
 #[cfg(not(loom))]
 pub mod malloc;
 #[cfg(not(loom))]
+pub mod no_cell;
+#[cfg(not(loom))]
 pub mod os;
 #[cfg(not(loom))]
 pub mod page_mask;
@@ -61,6 +66,7 @@ pub use {
     malloc::arena::ArenaSource,
     malloc::bounded::BoundedSettings,
     malloc::standalone::{ShardSweepAlloc, Standalone},
+    no_cell::{Charging, NoCell},
     os::{os_calls, Advice, BlockSource, Madvise, OsCalls, OsMemory},
     page_mask::PageMask,
     shared::{Settings, Shared},

@@ -131,8 +131,11 @@ impl OsMemory for Madvise {
 /// Implementations must return distinct, `BLOCK_BYTES`-aligned, readable and writable ranges of
 /// `BLOCK_BYTES` bytes that stay mapped until released.
 pub unsafe trait BlockSource: Sync {
-    /// A block; `true` with it if all its bytes are known to be zero. `None` if exhausted.
-    fn acquire_block(&self) -> Option<(NonNull<u8>, bool)>;
+    /// A block; `true` with it if all its bytes are known to be zero. `None` if exhausted (the
+    /// allocation fails with [`crate::NoCell::NoMemory`]). `thread` is the allocating heap's
+    /// thread word ([`crate::Heap::set_thread`]; 0 if the embedder set none), for a source that
+    /// must tell its VM who takes memory (the MMTk space passes it to its page resource).
+    fn acquire_block(&self, thread: usize) -> Option<(NonNull<u8>, bool)>;
     /// A retired block whose pages the source kept resident (see
     /// [`OsMemory::keeps_retired_blocks`]), if any: the slow path takes it before it touches a
     /// fresh page. The default has none.
@@ -166,7 +169,10 @@ pub(crate) fn map_aligned(bytes: usize, align: usize) -> *mut u8 {
     let len = if align <= PAGE_BYTES {
         bytes
     } else {
-        bytes + align
+        match bytes.checked_add(align) {
+            Some(len) => len,
+            None => return std::ptr::null_mut(),
+        }
     };
     XMMAP.fetch_add(1, Ordering::Relaxed);
     // SAFETY: an anonymous private mapping with no address hint has no preconditions.

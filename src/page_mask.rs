@@ -1,6 +1,6 @@
 //! A set of the OS pages of one block, as bits of a `u64` (a block has at most 64 pages).
 
-use crate::config::{LOG_PAGE_BYTES, PAGES_PER_BLOCK, PAGE_BYTES};
+use crate::config::{LOG_PAGE_BYTES, PAGES_PER_BLOCK};
 
 /// Bit `p` is page `p` of a block (byte offsets `p * 4096 .. (p + 1) * 4096`).
 #[derive(Clone, Copy, PartialEq, Eq, Default)]
@@ -104,12 +104,6 @@ impl PageMask {
             };
             Some((first, n))
         })
-    }
-
-    /// Byte offset of page `p` within its block.
-    #[inline]
-    pub const fn page_offset(p: usize) -> usize {
-        p * PAGE_BYTES
     }
 }
 

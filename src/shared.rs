@@ -4,6 +4,7 @@
 use crate::block::{Block, BlockState, SweepResult};
 use crate::block_stack::BlockStack;
 use crate::budget::{Accounting, PageBudget};
+use crate::no_cell::{Charging, NoCell};
 use crate::os::{BlockSource, OsMemory};
 use crate::size_class::BIN_COUNT;
 use crate::sync::{AtomicUsize, Ordering};
@@ -102,13 +103,17 @@ impl Shared {
     /// only: O(n × cells per block).
     pub(crate) fn preextend(&self, bin: usize, n: usize) -> usize {
         for i in 0..n {
-            let Some(b) = self.fresh_block(bin) else {
+            let mut charging = Charging::new(self.budget);
+            let Ok(b) = self.fresh_block(bin, 0, &mut charging) else {
                 return i;
             };
             // SAFETY: the fresh block is ours alone until abandoned.
             unsafe {
                 while (*b).can_extend() {
-                    if !(*b).extend(self.budget, self.settings.zero_cells) {
+                    if (*b)
+                        .extend(&mut charging, self.settings.zero_cells)
+                        .is_err()
+                    {
                         self.abandon(b);
                         return i + 1;
                     }
@@ -168,10 +173,17 @@ impl Shared {
         }
     }
 
-    /// Takes a fresh block from the source for `bin` and initialises it (charging page 0, or
-    /// the whole block). `None` if the source is exhausted or the budget vetoes.
-    pub(crate) fn fresh_block(&self, bin: usize) -> Option<*mut Block> {
-        let (start, zeroed) = self.source.acquire_block()?;
+    /// A fresh block from the source, initialised for `bin` on behalf of the heap of thread
+    /// `thread` (the embedder's word, [`crate::Heap::set_thread`]). [`NoCell::NoMemory`] if the
+    /// source has none, [`NoCell::Refused`] if the budget vetoes its charged pages (the block
+    /// goes back to the source unused).
+    pub(crate) fn fresh_block(
+        &self,
+        bin: usize,
+        thread: usize,
+        charging: &mut Charging,
+    ) -> Result<*mut Block, NoCell> {
+        let (start, zeroed) = self.source.acquire_block(thread).ok_or(NoCell::NoMemory)?;
         // SAFETY: the source hands out unused, block-aligned blocks.
         let block = unsafe {
             Block::init(
@@ -179,22 +191,28 @@ impl Shared {
                 bin,
                 zeroed,
                 self.settings.accounting,
-                self.budget,
+                charging,
             )
         };
-        if block.is_null() {
+        if block.is_err() {
             // SAFETY: the block came from this source and was not initialised.
             unsafe { self.source.release_unused_block(start, zeroed) };
-            return None;
         }
-        Some(block)
+        block
     }
 
     /// A block the source kept resident after it was retired (see
     /// [`BlockSource::acquire_resident_block`]), initialised for `bin`: its resident pages are
-    /// reused before fresh ones. `None` if the source has none or the budget vetoes.
-    pub(crate) fn resident_block(&self, bin: usize) -> Option<*mut Block> {
-        let start = self.source.acquire_resident_block()?;
+    /// reused before fresh ones. `Ok(None)` if the source has none, [`NoCell::Refused`] if the
+    /// budget vetoes.
+    pub(crate) fn resident_block(
+        &self,
+        bin: usize,
+        charging: &mut Charging,
+    ) -> Result<Option<*mut Block>, NoCell> {
+        let Some(start) = self.source.acquire_resident_block() else {
+            return Ok(None);
+        };
         // SAFETY: the source hands out unused, block-aligned blocks of ours.
         let block = unsafe {
             Block::init(
@@ -202,15 +220,14 @@ impl Shared {
                 bin,
                 false,
                 self.settings.accounting,
-                self.budget,
+                charging,
             )
         };
-        if block.is_null() {
+        if block.is_err() {
             // SAFETY: the block came from this source and was not initialised.
             unsafe { self.source.release_unused_block(start, false) };
-            return None;
         }
-        Some(block)
+        block.map(Some)
     }
 
     /// Gives an empty block back to the source: retired, and its pages dropped and uncharged
@@ -338,26 +355,5 @@ impl Shared {
             }
         }
         n
-    }
-
-    /// Sweeps the abandoned blocks of bins `bins` (stop-the-world: no heap may adopt
-    /// concurrently). Empty blocks go back to the source; the rest stay abandoned.
-    pub fn sweep_abandoned(
-        &self,
-        bins: std::ops::Range<usize>,
-        is_live: &mut dyn FnMut(*mut u8) -> bool,
-    ) {
-        for bin in bins {
-            let blocks = self.abandoned[bin].drain();
-            for b in blocks.into_iter().rev() {
-                // SAFETY: the world is stopped and the block was popped: we own it.
-                unsafe {
-                    match self.sweep_block(b, is_live) {
-                        SweepResult::Empty => self.release_block(b),
-                        _ => self.abandoned[bin].push(b),
-                    }
-                }
-            }
-        }
     }
 }

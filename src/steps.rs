@@ -9,7 +9,7 @@
 //! given back to the block source. Failed compare-exchanges are counted apart ([`retries`]):
 //! they depend on the other threads (lock-free, not wait-free; see `bounded.rs`).
 //!
-//! Without the feature [`add`] and [`retry`] are empty `#[inline(always)]` functions: zero cost.
+//! Without the feature `add` and `retry` are empty `#[inline(always)]` functions: zero cost.
 
 #[cfg(feature = "step-count")]
 use std::cell::Cell as StdCell;

@@ -1,4 +1,4 @@
-//! Bounded mode (`src/bounded.rs`) under the adversarial multi-threaded workload of
+//! Bounded mode (`src/malloc/bounded.rs`) under the adversarial multi-threaded workload of
 //! `common/adversarial.rs`: every allocation and free stays within the documented work bound
 //! (counted by the `step-count` feature), no allocation fails, and after the initialisation the
 //! core makes no `mmap`, `munmap` or `madvise` (counted in `src/os.rs`). Runs in its own process:

@@ -1,4 +1,4 @@
-//! The standalone purge delay (`src/purge_delay.rs`): an arena that keeps empty blocks resident
+//! The standalone purge delay (`src/malloc/purge_delay.rs`): an arena that keeps empty blocks resident
 //! hands them out again before fresh blocks, and drops their pages (and their charge) only after
 //! the delay. The delay is `SHARDSWEEP_PURGE_DELAY_MS`'s default here (10 ms): this file runs in
 //! its own process and no test sets the variable.

@@ -153,22 +153,25 @@ fn retired_blocks_are_dropped_unless_kept_and_then_inherited() {
             // costs nothing.
             let b = Block::of(cells[0] as *const u8);
             // SAFETY: the retired block is unused; the heap source hands it out again.
+            let mut charging = Charging::new(fx.budget);
             let nb = unsafe {
                 Block::init(
                     b as *mut u8,
                     bin_of(128),
                     false,
                     Accounting::Page,
-                    fx.budget,
+                    &mut charging,
                 )
-            };
+            }
+            .expect("no charge to refuse");
             assert_eq!(nb, b);
             // SAFETY: a live header we just made.
             unsafe {
                 assert_eq!((*nb).resident().count(), full);
                 assert!((*nb).can_extend_resident());
-                assert!((*nb).extend(fx.budget, true));
+                assert_eq!((*nb).extend(&mut charging, true), Ok(true));
             }
+            assert_eq!(charging.pages(), 0, "inherited resident pages cost nothing");
             assert_eq!(
                 fx.budget.charged(),
                 full,

@@ -18,11 +18,11 @@
 //!    that is torn down finishes its sweep before abandoning its blocks; [`Heap::sweep`]
 //!    refuses to run with unswept blocks.
 
-use super::{Heap, Queue, SweepStats};
-use crate::block::{Block, BlockState, SweepResult};
+use super::queue::Queue;
+use super::{Heap, SweepStats};
+use crate::block::{Block, BlockState};
 use crate::size_class::BIN_COUNT;
 use crate::thread_free::Delay;
-use std::ptr;
 
 impl Heap {
     /// Whether some blocks await a lazy sweep.
@@ -158,58 +158,5 @@ impl Heap {
         self.set_direct(bin);
         self.note_sweep(bin);
         stats
-    }
-
-    /// Records the bin's first block's free list after a sweep (idle-bin detection).
-    fn note_sweep(&mut self, bin: usize) {
-        let first = self.queues[bin].first;
-        self.free_at_sweep[bin] = if first.is_null() {
-            ptr::null_mut()
-        } else {
-            // SAFETY: queued blocks are live and owned.
-            unsafe { (*first).free }
-        };
-    }
-
-    /// Sweeps one block (owned, on no list) and files it: empty → source, full → full list,
-    /// partly used → its bin's queue, or the abandoned stack if `abandon`.
-    ///
-    /// # Safety
-    /// The caller owns `b`, which is on no list.
-    pub(super) unsafe fn sweep_one(
-        &mut self,
-        b: *mut Block,
-        is_live: &mut dyn FnMut(*mut u8) -> bool,
-        abandon: bool,
-        stats: &mut SweepStats,
-    ) {
-        let shared = self.shared;
-        stats.blocks += 1;
-        // SAFETY: per the contract.
-        unsafe {
-            let r = shared.sweep_block(b, is_live);
-            stats.live_cells += (*b).used();
-            let bin = (*b).bin();
-            match r {
-                SweepResult::Empty => {
-                    stats.released += 1;
-                    shared.release_block(b);
-                }
-                SweepResult::Full => {
-                    (*b).xthread_free.set_delay(Delay::UseDelayed, false);
-                    (*b).state = BlockState::Full;
-                    self.full.push_front(b);
-                }
-                SweepResult::Partial if abandon => {
-                    stats.abandoned += 1;
-                    shared.abandon(b);
-                }
-                SweepResult::Partial => {
-                    (*b).xthread_free.set_delay(Delay::NoDelayed, false);
-                    (*b).state = BlockState::Queued;
-                    self.queues[bin].push_front(b);
-                }
-            }
-        }
     }
 }

@@ -14,6 +14,9 @@ use std::ptr::NonNull;
 
 /// `xbase` while the first caller is reserving the arena.
 const RESERVING: usize = 1;
+/// `xbase` once the reservation failed (no address space, even for 1 GiB): the arena hands out
+/// no block, and allocations that need one return null. A real base is block-aligned.
+const UNRESERVABLE: usize = 2;
 
 /// Address space reserved for blocks (not committed: pages are touched on demand).
 pub const ARENA_BYTES: usize = 64 << 30;
@@ -95,14 +98,15 @@ impl ArenaSource {
     fn base(&self) -> usize {
         // Acquire: pairs with the Release store that published the mapping and its size.
         let b = self.xbase.load(Ordering::Acquire);
-        if b > RESERVING {
+        if b > UNRESERVABLE {
             return b;
         }
         self.reserve()
     }
 
     /// One-shot reservation: the first caller claims it (base = RESERVING), maps, stores the
-    /// size, then publishes the base; others wait for the base.
+    /// size, then publishes the base; others wait for the base. 0 if there is no address space
+    /// for it (then the arena stays empty: its size is 0).
     #[cold]
     fn reserve(&self) -> usize {
         // Acquire on failure: if someone else published, we read their base and size.
@@ -119,10 +123,11 @@ impl ArenaSource {
                 bytes /= 2;
                 p = map_aligned(bytes, BLOCK_BYTES) as usize;
             }
-            assert!(
-                p != 0,
-                "shardsweep: cannot reserve {bytes} bytes of address space"
-            );
+            if p == 0 {
+                // Release: pairs with the waiters' Acquire (nothing else to publish).
+                self.xbase.store(UNRESERVABLE, Ordering::Release);
+                return 0;
+            }
             // Relaxed: published by the Release store of the base just below.
             self.xreserved.store(bytes, Ordering::Relaxed);
             // Release: the size (and the mapping) happen-before any Acquire load of the base.
@@ -133,8 +138,11 @@ impl ArenaSource {
         loop {
             // Acquire: as in `base`.
             let b = self.xbase.load(Ordering::Acquire);
-            if b > RESERVING {
+            if b > UNRESERVABLE {
                 return b;
+            }
+            if b == UNRESERVABLE {
+                return 0;
             }
             backoff.snooze();
         }
@@ -150,12 +158,15 @@ impl ArenaSource {
         let reserved = self.xreserved.load(Ordering::Relaxed);
         let bump = self.xbump.load(Ordering::Relaxed).min(reserved);
         let limit = (bump + bytes.div_ceil(BLOCK_BYTES) * BLOCK_BYTES).min(reserved);
-        // SAFETY: `base .. base + limit` is part of our reservation; MADV_POPULATE_WRITE keeps
-        // the contents of blocks in use (the touching fallback writes each byte back as read).
-        unsafe {
-            crate::os::advise_huge(base as *mut u8, limit);
-            prefault(base as *mut u8, limit)
-        };
+        if base != 0 {
+            // SAFETY: `base .. base + limit` is part of our reservation; MADV_POPULATE_WRITE
+            // keeps the contents of blocks in use (the touching fallback writes each byte back
+            // as read).
+            unsafe {
+                crate::os::advise_huge(base as *mut u8, limit);
+                prefault(base as *mut u8, limit)
+            };
+        }
         // Relaxed: published with the bounded mode (`bounded::finish`, Release).
         self.xlimit.store(limit, Ordering::Relaxed);
         self.xbounded.store(1, Ordering::Relaxed);
@@ -176,7 +187,7 @@ impl ArenaSource {
     pub fn contains(&self, p: *const u8) -> bool {
         // Acquire: pairs with the Release store of the base, after which the size is visible.
         let b = self.xbase.load(Ordering::Acquire);
-        b > RESERVING && (p as usize).wrapping_sub(b) < self.xreserved.load(Ordering::Relaxed)
+        b > UNRESERVABLE && (p as usize).wrapping_sub(b) < self.xreserved.load(Ordering::Relaxed)
     }
 }
 
@@ -187,7 +198,7 @@ unsafe impl BlockSource for ArenaSource {
         self.purge_if_due();
         self.retired.take().and_then(|b| NonNull::new(b as *mut u8))
     }
-    fn acquire_block(&self) -> Option<(NonNull<u8>, bool)> {
+    fn acquire_block(&self, _thread: usize) -> Option<(NonNull<u8>, bool)> {
         crate::steps::add(1);
         if let Some(b) = self.released.pop() {
             // Its header page holds the stack link: not all zero.

@@ -20,8 +20,8 @@ use super::purge_delay::purge_delay_ms;
 use crate::block::Block;
 use crate::block_stack::BlockStack;
 use crate::budget::{Accounting, CountingBudget};
-use crate::config::{BLOCK_BYTES, PAGE_BYTES};
-use crate::heap::{free_remote, Heap};
+use crate::config::PAGE_BYTES;
+use crate::heap::Heap;
 use crate::os::{map_aligned, prefault, unmap, Advice, Madvise, OsMemory};
 use crate::shared::{Settings, Shared};
 use crate::size_class::bin_for_aligned;
@@ -131,16 +131,15 @@ fn init_bounded_now(s: BoundedSettings) {
             }
         }
     }
+    // Without memory for the pools, bounded mode has fewer (or no) slots: an allocation that
+    // needs one returns null, as on exhaustion.
     let heaps = map_aligned(s.threads * HEAP_MAP_BYTES, PAGE_BYTES);
-    assert!(
-        !heaps.is_null(),
-        "shardsweep: cannot map the bounded heap pool"
-    );
-    // SAFETY: a fresh mapping of ours that nobody else uses yet.
-    unsafe { prefault(heaps, s.threads * HEAP_MAP_BYTES) };
+    let threads = if heaps.is_null() { 0 } else { s.threads };
+    // SAFETY: a fresh mapping of ours that nobody else uses yet (empty when it failed).
+    unsafe { prefault(heaps, threads * HEAP_MAP_BYTES) };
     let mut next = 0;
     for slot in HEAP_POOL.iter() {
-        if next == s.threads {
+        if next == threads {
             break;
         }
         // Relaxed: published with the bounded mode (`bounded::finish`, Release); a heap made
@@ -154,10 +153,9 @@ fn init_bounded_now(s: BoundedSettings) {
         let bytes = LargeCache::class_bytes(c);
         let n = (s.large_bytes / CLASSES / bytes).max(1);
         let m = map_aligned(n * bytes, PAGE_BYTES);
-        assert!(
-            !m.is_null(),
-            "shardsweep: cannot map the bounded large pool"
-        );
+        if m.is_null() {
+            continue; // this class's pool stays empty: its requests return null
+        }
         // SAFETY: a fresh mapping of ours that nobody else uses yet.
         unsafe { prefault(m, n * bytes) };
         for i in (0..n).rev() {
@@ -235,12 +233,14 @@ fn with_heap<R>(f: impl FnOnce(Option<&mut Heap>) -> R) -> Option<R> {
 /// process reads `SHARDSWEEP_BOUNDED` (and initialises bounded mode if it is set).
 #[cold]
 fn new_heap() -> *mut Heap {
-    let bounded = bounded::ensure_read(init_bounded_now);
+    // The first call of the process reads the bounded setting (the heap's memory depends on it).
+    bounded::ensure_read(init_bounded_now);
     let h = heap_memory();
-    if h.is_null() && bounded {
+    if h.is_null() {
+        // Bounded mode with every heap slot taken, or no memory to map a heap: the caller
+        // answers null (a panic in a global allocator is undefined behaviour).
         return h;
     }
-    assert!(!h.is_null(), "shardsweep: cannot map a thread heap");
     // SAFETY: fresh memory of the right size that never moves.
     unsafe { Heap::init_in_place(h, &SHARED) };
     h
@@ -286,11 +286,11 @@ impl Standalone {
             Some(h) => unsafe { h.free(p) },
             // SAFETY: as above; without a heap (bounded mode, every heap slot taken) it is
             // freed as a foreign thread would.
-            None => unsafe { free_remote(Block::of(p), p) },
+            None => unsafe { Heap::free_remote(Block::of(p), p) },
         });
         if done.is_none() {
             // SAFETY: as above.
-            unsafe { free_remote(Block::of(p), p) };
+            unsafe { Heap::free_remote(Block::of(p), p) };
         }
     }
 
@@ -329,11 +329,11 @@ impl Standalone {
             Some(h) => unsafe { h.free(p) },
             // SAFETY: as above; without a heap (bounded mode, every heap slot taken) it is
             // freed as a foreign thread would.
-            None => unsafe { free_remote(Block::of(p), p) },
+            None => unsafe { Heap::free_remote(Block::of(p), p) },
         });
         if done.is_none() {
             // SAFETY: as above.
-            unsafe { free_remote(Block::of(p), p) };
+            unsafe { Heap::free_remote(Block::of(p), p) };
         }
     }
 
@@ -343,11 +343,8 @@ impl Standalone {
 
     #[cold]
     fn alloc_large(layout: Layout) -> *mut u8 {
-        assert!(
-            layout.align() <= BLOCK_BYTES,
-            "shardsweep: unsupported alignment {} (at most {BLOCK_BYTES})",
-            layout.align()
-        );
+        // Any alignment `Layout` allows: `map_aligned` over-maps by the alignment and trims
+        // (null when that does not fit the address space).
         let bounded = bounded::ensure_read(init_bounded_now);
         if let Some(c) = LargeCache::class(layout.size(), layout.align()) {
             crate::steps::add(1);
@@ -417,11 +414,11 @@ impl Standalone {
             Some(h) => unsafe { h.free(p) },
             // SAFETY: as above; without a heap (bounded mode, every heap slot taken) it is
             // freed as a foreign thread would.
-            None => unsafe { free_remote(Block::of(p), p) },
+            None => unsafe { Heap::free_remote(Block::of(p), p) },
         });
         if done.is_none() {
             // SAFETY: as above.
-            unsafe { free_remote(Block::of(p), p) };
+            unsafe { Heap::free_remote(Block::of(p), p) };
         }
     }
 
@@ -432,7 +429,7 @@ impl Standalone {
     /// As for [`Standalone::free_cell`].
     pub unsafe fn free_cell_remote(p: *mut u8) {
         // SAFETY: a cell of a live arena block (contract).
-        unsafe { free_remote(Block::of(p), p) };
+        unsafe { Heap::free_remote(Block::of(p), p) };
     }
 
     /// Allocates `layout` (small only: `bin_for_aligned` must find a bin) on a short-lived heap,

@@ -24,7 +24,7 @@ impl HeapSource {
 
 // SAFETY: distinct block-aligned allocations of BLOCK_BYTES, never freed.
 unsafe impl BlockSource for HeapSource {
-    fn acquire_block(&self) -> Option<(NonNull<u8>, bool)> {
+    fn acquire_block(&self, _thread: usize) -> Option<(NonNull<u8>, bool)> {
         let mut g = self.given.lock().unwrap();
         if let Some(b) = g.1.pop() {
             return NonNull::new(b as *mut u8).map(|p| (p, false));

@@ -1,12 +1,10 @@
-//! Large allocations (no small size class fits): one private mapping each, with a 16-byte
-//! header just below the returned pointer holding the mapping's base and length, so `free` and
-//! `malloc_usable_size` need no layout.
-//!
-//! In bounded mode (`SHARDSWEEP_BOUNDED`) the "mapping" is a slot of the standalone allocator's
-//! pre-mapped large pool (`Standalone::alloc` with a page-aligned layout: at most 256 KiB, null
-//! when the class's pool is empty), marked by [`POOL`] in the length word: no `mmap` or
-//! `munmap` after the initialisation.
+//! Large allocations (no small size class fits): a page-aligned large allocation of the
+//! standalone allocator ([`Standalone::alloc`] with a page-aligned layout: the same path as the
+//! Rust `GlobalAlloc`'s, so the C ABI gets the large-mapping cache, and in bounded mode the
+//! pre-mapped large pool), with a 16-byte header just below the returned pointer holding the
+//! allocation's base and length, so `free` and `malloc_usable_size` need no layout.
 
+use shardsweep::malloc::large_cache::MAX_CACHED_BYTES;
 use shardsweep::Standalone;
 use std::alloc::Layout;
 use std::ptr;
@@ -14,16 +12,15 @@ use std::ptr;
 const PAGE: usize = 4096;
 /// Bytes of the header below a large pointer: base and length.
 const HEADER: usize = 16;
-/// Bit of the header's length (a multiple of the page size otherwise): the memory is a slot of
-/// the bounded mode's large pool, given back with `Standalone::dealloc`.
-const POOL: usize = 1;
 
-/// Maps `size` bytes aligned to `align` (a power of two); null on failure.
+/// `size` bytes aligned to `align` (a power of two); null on failure.
 pub fn alloc(size: usize, align: usize) -> *mut u8 {
     let align = align.max(HEADER);
     // Room for the header below an `align`-aligned pointer: at most `align` bytes when
-    // `align <= PAGE` (the mapping is page-aligned), else `align` more to find one.
-    let slack = if align <= PAGE { align } else { 2 * align };
+    // `align <= PAGE` (the allocation is page-aligned), else `align` more to find one.
+    let Some(slack) = (if align <= PAGE { Some(align) } else { align.checked_mul(2) }) else {
+        return ptr::null_mut();
+    };
     let Some(len) = size
         .checked_add(slack)
         .and_then(|n| n.checked_add(PAGE - 1))
@@ -31,91 +28,62 @@ pub fn alloc(size: usize, align: usize) -> *mut u8 {
     else {
         return ptr::null_mut();
     };
-    if Standalone::is_bounded() {
-        let Ok(l) = Layout::from_size_align(len, PAGE) else {
-            return ptr::null_mut();
-        };
-        let b = Standalone::alloc(l);
-        if b.is_null() {
-            return b;
-        }
-        return place(b as usize, len | POOL, size, align);
-    }
-    // SAFETY: an anonymous private mapping; no existing memory is affected.
-    let base = unsafe {
-        libc::mmap(
-            ptr::null_mut(),
-            len,
-            libc::PROT_READ | libc::PROT_WRITE,
-            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-            -1,
-            0,
-        )
-    };
-    if base == libc::MAP_FAILED {
+    let Ok(layout) = Layout::from_size_align(len, PAGE) else {
         return ptr::null_mut();
+    };
+    let b = Standalone::alloc(layout);
+    if b.is_null() {
+        return b;
     }
-    place(base as usize, len, size, align)
-}
-
-/// Writes the header into the memory at `b` (`len & !POOL` bytes) and returns the user pointer.
-fn place(b: usize, len: usize, size: usize, align: usize) -> *mut u8 {
-    let user = (b + HEADER + align - 1) & !(align - 1);
-    debug_assert!(user + size <= b + (len & !POOL));
+    let user = (b as usize + HEADER + align - 1) & !(align - 1);
+    debug_assert!(user + size <= b as usize + len);
     let hdr = (user - HEADER) as *mut usize;
-    // SAFETY: the header lies inside the fresh memory, below `user`, and is 8-aligned.
+    // SAFETY: the header lies inside the allocation, below `user` (at least HEADER bytes of
+    // slack), word-aligned (`user` is at least 16-aligned).
     unsafe {
-        hdr.write(b);
+        hdr.write(b as usize);
         hdr.add(1).write(len);
     }
     user as *mut u8
 }
 
-/// The mapping's base and length, from the header below `p`.
+/// The base and length of the allocation at `p`.
 ///
 /// # Safety
-/// `p` came from [`alloc`] and is live.
+/// `p` came from [`alloc`] and was not freed.
 unsafe fn header(p: *mut u8) -> (usize, usize) {
     let hdr = (p as usize - HEADER) as *const usize;
     // SAFETY: written by `alloc` just below `p` (contract).
     unsafe { (hdr.read(), hdr.add(1).read()) }
 }
 
-/// Usable bytes at `p`: up to the end of its mapping.
+/// Usable bytes at `p`: up to the end of its allocation.
 ///
 /// # Safety
 /// As for [`header`].
 pub unsafe fn usable(p: *mut u8) -> usize {
     // SAFETY: forwarded contract.
     let (base, len) = unsafe { header(p) };
-    base + (len & !POOL) - p as usize
+    base + len - p as usize
 }
 
-/// Whether `p` may hold old contents (a slot of the bounded mode's pool, not a fresh mapping).
+/// Whether `p` may hold old contents: a size the large-mapping cache (or the bounded pool)
+/// serves; larger allocations are always fresh mappings, which read as zero.
 ///
 /// # Safety
 /// As for [`header`].
 pub unsafe fn reused(p: *mut u8) -> bool {
     // SAFETY: forwarded contract.
-    unsafe { header(p).1 & POOL != 0 }
+    unsafe { header(p).1 <= MAX_CACHED_BYTES }
 }
 
-/// Unmaps the allocation at `p`.
+/// Frees the allocation at `p`.
 ///
 /// # Safety
 /// `p` came from [`alloc`] and is freed once.
 pub unsafe fn free(p: *mut u8) {
     // SAFETY: forwarded contract.
     let (base, len) = unsafe { header(p) };
-    if len & POOL != 0 {
-        // SAFETY: a pool slot from `Standalone::alloc` with this layout, freed once (contract).
-        return unsafe {
-            Standalone::dealloc(
-                base as *mut u8,
-                Layout::from_size_align_unchecked(len & !POOL, PAGE),
-            )
-        };
-    }
-    // SAFETY: the whole mapping made by `alloc`; nothing else points into it (contract).
-    unsafe { libc::munmap(base as *mut libc::c_void, len) };
+    // SAFETY: `base` came from `Standalone::alloc` with this layout (`alloc`), freed once.
+    unsafe { Standalone::dealloc(base as *mut u8, Layout::from_size_align_unchecked(len, PAGE)) }
 }

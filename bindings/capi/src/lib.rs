@@ -3,7 +3,8 @@
 //!
 //! Small requests (a size class fits, alignment up to 128) are cells of the calling thread's
 //! heap ([`Standalone`]); `free` tells them from large ones by the arena's address range, and
-//! large ones are single mappings with their length in a header ([`large`]). Requests of 16
+//! large ones are the standalone allocator's large allocations (its mapping cache) with their
+//! base and length in a header ([`large`]). Requests of 16
 //! bytes or more are 16-byte aligned, as glibc's are; smaller ones 8.
 
 mod large;
@@ -111,8 +112,8 @@ pub unsafe extern "C" fn calloc(n: size_t, size: size_t) -> *mut c_void {
     let p = alloc(total, natural_align(total));
     // SAFETY (`reused`): a live large allocation of ours when not in the arena.
     if !p.is_null() && (Standalone::owns(p) || unsafe { large::reused(p) }) {
-        // SAFETY: a fresh cell or pool slot of at least `total` bytes (cells are not zeroed by
-        // the core, nor are the bounded mode's reused large slots; fresh mappings are zero).
+        // SAFETY: a cell or large allocation of at least `total` bytes (cells are not zeroed
+        // by the core; cached large mappings and the bounded pool's slots are reused memory).
         unsafe { ptr::write_bytes(p, 0, total) };
     }
     p as *mut c_void

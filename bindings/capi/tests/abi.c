@@ -2,6 +2,7 @@
  * every entry point, zeroed calloc, realloc keeping contents, malloc_usable_size covering the
  * request, large and over-aligned requests, and frees from other threads. */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <malloc.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -55,6 +56,29 @@ int main(void) {
       CHECK(m && ((uintptr_t)m & (a - 1)) == 0);
       free(m);
     }
+  }
+  /* extreme requests: null (or ENOMEM), never a crash */
+  CHECK(malloc(SIZE_MAX) == NULL);
+  CHECK(malloc(PTRDIFF_MAX) == NULL);
+  CHECK(malloc((size_t)1 << 62) == NULL);
+  CHECK(aligned_alloc((size_t)1 << 62, 64) == NULL);
+  void *huge = NULL;
+  CHECK(posix_memalign(&huge, (size_t)1 << 62, 8) == ENOMEM);
+  void *far = aligned_alloc((size_t)1 << 30, 100); /* larger than a block: a mapping of its own */
+  CHECK(far && ((uintptr_t)far & (((size_t)1 << 30) - 1)) == 0);
+  if (far) { memset(far, 3, 100); free(far); }
+  void *keep = malloc(1000);
+  CHECK(keep && realloc(keep, SIZE_MAX) == NULL);
+  memset(keep, 4, 1000); /* still ours after the failed realloc */
+  free(keep);
+  /* a large allocation freed dirty and reused (the large-mapping cache): calloc still zeroes */
+  for (int r = 0; r < 4; r++) {
+    unsigned char *d = malloc(100000);
+    memset(d, 0xff, 100000);
+    free(d);
+    unsigned char *c = calloc(1, 100000);
+    for (size_t i = 0; i < 100000; i++) if (c[i]) { CHECK(!"calloc of a reused large allocation zeroed"); break; }
+    free(c);
   }
   void *bad;
   CHECK(posix_memalign(&bad, 3, 8) != 0);

@@ -1,0 +1,213 @@
+//! Sweeping a block: ask the liveness oracle about every cell of the extended pages once, rebuild
+//! the free list from the dead cells, and give back every page no live cell overlaps (page
+//! accounting), or account only (the lazy sweep's first half).
+
+use super::{cells_starting_in, Block, BlockState, LiveMap, SweepResult, LIVE_WORDS};
+use crate::budget::{Accounting, PageBudget};
+use crate::cell::Cell;
+use crate::config::{HEADER_BYTES, LOG_PAGE_BYTES, PAGES_PER_BLOCK};
+use crate::os::OsMemory;
+use crate::page_mask::PageMask;
+use std::ptr;
+
+impl Block {
+    /// Asks `is_live` about every cell of the extended pages (once each, in address order):
+    /// the live cells as a bitmap by cell index, and their number.
+    fn live_map(&self, is_live: &mut dyn FnMut(*mut u8) -> bool) -> (LiveMap, u32) {
+        let mut live = [0u64; LIVE_WORDS];
+        let mut live_count = 0u32;
+        let cs = self.cell_size();
+        let mut rest = self.extended.0;
+        while rest != 0 {
+            let p = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            let (first, end) = cells_starting_in(p, cs, self.reserved());
+            for i in first..end {
+                if is_live(self.cell(i)) {
+                    live[i / 64] |= 1 << (i % 64);
+                    live_count += 1;
+                }
+            }
+        }
+        (live, live_count)
+    }
+
+    /// The pages a sweep leaves charged: page accounting keeps the header page and exactly the
+    /// pages overlapped by live cells; block accounting keeps every page.
+    fn charged_after_sweep(&self, live: &LiveMap, accounting: Accounting) -> PageMask {
+        if accounting != Accounting::Page {
+            return PageMask::ALL;
+        }
+        let cs = self.cell_size();
+        let mut m = PageMask::page(0);
+        for (w, &bits) in live.iter().enumerate() {
+            let mut rest = bits;
+            while rest != 0 {
+                let i = w * 64 + rest.trailing_zeros() as usize;
+                rest &= rest - 1;
+                let off = HEADER_BYTES + i * cs;
+                m = m.union(PageMask::of_range(off, off + cs));
+            }
+        }
+        m
+    }
+
+    /// Page 0 plus the pages overlapped by the cells `is_live` reports live, among the cells of
+    /// the extended pages: the charge a page-accounting sweep with that oracle leaves (checks
+    /// of `Unswept` blocks).
+    pub fn live_pages(&self, is_live: &mut dyn FnMut(*mut u8) -> bool) -> PageMask {
+        self.charged_after_sweep(&self.live_map(is_live).0, Accounting::Page)
+    }
+
+    /// The accounting half of a sweep, done at the GC for a block whose sweep is deferred (lazy
+    /// sweeping): asks `is_marked` about every cell of the extended pages, gives back (and
+    /// uncharges) every page that the sweep will not keep charged, drops the free lists (they
+    /// may run through given-back pages; the sweep rebuilds them) and marks the block
+    /// `Unswept`. Returns the number of live cells (0: the caller releases the block now).
+    ///
+    /// `is_marked` must answer as the later sweep's oracle will and must not change its answers
+    /// (it must not clear marks). Remote frees must have been collected or be absent. Lazy
+    /// sweeping thus defers building the lists, never the accounting: after a GC the budget
+    /// holds what an eager sweep would have left charged. Work: O(cells in the block).
+    pub fn account(
+        &mut self,
+        is_marked: &mut dyn FnMut(*mut u8) -> bool,
+        accounting: Accounting,
+        budget: &dyn PageBudget,
+        os: &dyn OsMemory,
+    ) -> u32 {
+        debug_assert!(self.is_valid());
+        let (live, live_count) = self.live_map(is_marked);
+        let charged = self.charged_after_sweep(&live, accounting);
+        self.free = ptr::null_mut();
+        self.local_free = ptr::null_mut();
+        self.used = live_count;
+        self.state = BlockState::Unswept;
+        let released = self.charged.minus(charged);
+        if !released.is_empty() {
+            self.give_back(released, budget, os);
+        }
+        debug_assert!(self.is_valid());
+        live_count
+    }
+
+    /// Sweeps the block: asks `is_live` about every cell of the extended pages (once each, in
+    /// address order), rebuilds the free list from dead cells on pages that stay charged, drops
+    /// extended pages that no longer hold a live cell, uncharges and gives back every page no
+    /// longer charged, and classifies the block. Cells on `free`/`local_free` must be reported
+    /// dead by `is_live`; remote frees must have been collected (`collect`) or be absent.
+    /// `zero`: dead cells put back on the free list are zeroed (garbage-collected mode).
+    /// An `Unswept` block (see [`Block::account`]) becomes `Queued`; the caller files it.
+    /// Work: O(cells in the block).
+    pub fn sweep(
+        &mut self,
+        is_live: &mut dyn FnMut(*mut u8) -> bool,
+        zero: bool,
+        accounting: Accounting,
+        budget: &dyn PageBudget,
+        os: &dyn OsMemory,
+    ) -> SweepResult {
+        if self.state == BlockState::Unswept {
+            self.state = BlockState::Queued;
+        }
+        let (live, live_count) = self.live_map(is_live);
+        let cs = self.cell_size();
+        // Page accounting: the pages that stay charged are the header page and exactly the pages
+        // overlapped by live cells. A dead cell goes back on the free list only if every page it
+        // touches stays charged; otherwise it is the last cell of its page spilling into a page
+        // no live cell needs, and it is set aside (`excluded`) until a later extension charges
+        // that page or the next sweep. Block accounting keeps every page and lists every dead cell.
+        // (An accounted block's charge is already cut to these pages; it only gives back pages
+        // if the oracle now reports fewer live cells than `account` saw.)
+        let charged = self.charged_after_sweep(&live, accounting);
+        let mut keep = PageMask::EMPTY;
+        let mut excluded = PageMask::EMPTY;
+        // Rebuild the free list from the listable dead cells, in address order.
+        let mut head: *mut Cell = ptr::null_mut();
+        let mut capacity = 0u32;
+        let mut pages = [0usize; PAGES_PER_BLOCK];
+        let mut np = 0;
+        let mut rest = self.extended.0;
+        while rest != 0 {
+            pages[np] = rest.trailing_zeros() as usize;
+            np += 1;
+            rest &= rest - 1;
+        }
+        for &p in pages[..np].iter().rev() {
+            let (first, end) = cells_starting_in(p, cs, self.reserved());
+            let mut kept = 0u32;
+            for i in (first..end).rev() {
+                if live[i / 64] & (1 << (i % 64)) != 0 {
+                    kept += 1;
+                    continue;
+                }
+                let off = HEADER_BYTES + i * cs;
+                if !charged.covers(PageMask::of_range(off, off + cs)) {
+                    continue; // touches a page that is given back: not listable
+                }
+                let c = self.cell(i);
+                // SAFETY: a dead cell of this block whose pages all stay charged; nothing else
+                // references it.
+                unsafe {
+                    if zero {
+                        ptr::write_bytes(c, 0, cs);
+                    }
+                    (*(c as *mut Cell)).next = head;
+                }
+                head = c as *mut Cell;
+                kept += 1;
+            }
+            if kept > 0 {
+                keep = keep.union(PageMask::page(p));
+                capacity += kept;
+                if kept < (end - first) as u32 {
+                    // Only the last cell of a page can touch the next page (cells are
+                    // contiguous), so it is the one left out.
+                    debug_assert_eq!(kept, (end - first - 1) as u32);
+                    excluded = excluded.union(PageMask::page(p));
+                }
+            }
+        }
+        self.excluded = excluded;
+        self.free = head;
+        self.local_free = ptr::null_mut();
+        self.used = live_count;
+        self.capacity = capacity;
+        self.extended = keep;
+        let released = self.charged.minus(charged);
+        if !released.is_empty() {
+            self.give_back(released, budget, os);
+        }
+        debug_assert!(self.is_valid());
+        if live_count == 0 {
+            SweepResult::Empty
+        } else if self.free.is_null() && !self.can_extend() {
+            SweepResult::Full
+        } else {
+            SweepResult::Partial
+        }
+    }
+
+    /// Uncharges `pages` (all inside `charged`) and gives them back to the OS. If the OS drops
+    /// them at once (they read back as zero), they leave `resident` and the budget; otherwise
+    /// they stay resident and counted ("idle") until reused or dropped ([`Block::drop_idle`]).
+    pub(super) fn give_back(
+        &mut self,
+        pages: PageMask,
+        budget: &dyn PageBudget,
+        os: &dyn OsMemory,
+    ) {
+        debug_assert!(self.charged.covers(pages));
+        for (first, n) in pages.runs() {
+            // SAFETY: the pages hold no live cell and no listed cell (their cells are not on the
+            // rebuilt lists); page 0 is never given back while the header is live.
+            unsafe { os.release_pages(self.at(first << LOG_PAGE_BYTES), n << LOG_PAGE_BYTES) };
+        }
+        self.charged = self.charged.minus(pages);
+        if os.released_pages_are_zero() {
+            self.resident = self.resident.minus(pages);
+            self.dirty = self.dirty.minus(pages);
+            budget.uncharge(pages.count());
+        }
+    }
+}
