@@ -48,7 +48,11 @@ fn exhausted_source_returns_null() {
     // A second size class needs a second block: the source is exhausted.
     assert!(h.alloc(512).is_null());
     assert_eq!(h.try_alloc(512), Err(NoCell::NoMemory));
-    assert_eq!(fx.budget.charged(), charged, "the failed requests charged nothing");
+    assert_eq!(
+        fx.budget.charged(),
+        charged,
+        "the failed requests charged nothing"
+    );
 }
 
 #[test]
@@ -61,7 +65,11 @@ fn budget_veto_returns_null_and_recovers() {
         n += 1;
         assert!(n < 10_000);
     }
-    assert_eq!(h.try_alloc(64), Err(NoCell::Refused), "the budget said no, not the source");
+    assert_eq!(
+        h.try_alloc(64),
+        Err(NoCell::Refused),
+        "the budget said no, not the source"
+    );
     assert_eq!(fx.budget.charged(), 2);
     // A sweep that frees everything gives the pages back; allocation works again.
     h.sweep(&mut |_| false);
