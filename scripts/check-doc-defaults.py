@@ -33,7 +33,7 @@ def code_defaults(binary):
 
 
 # Settings of the standalone allocator (not the space): their defaults are the core's constants.
-STANDALONE = {"SHARDSWEEP_PURGE_DELAY_MS": ("src/purge_delay.rs", r"pub const DEFAULT_PURGE_DELAY_MS: usize = (\d+);")}
+STANDALONE = {"SHARDSWEEP_PURGE_DELAY_MS": ("src/malloc/purge_delay.rs", r"pub const DEFAULT_PURGE_DELAY_MS: usize = (\d+);")}
 
 
 def standalone_defaults():
