@@ -4,7 +4,7 @@
 //! `FreeListAllocator`'s size (asserted at compile time) and `#[repr(C)]` prefix (`tls`,
 //! `space`, `context`), so bindings that mirror `Allocators` in C++ (mmtk-openjdk) keep working.
 
-use super::global::ShardSweepSpace;
+use super::space::ShardSweepSpace;
 use super::settings::SweepMode;
 use super::sweep;
 use crate::policy::space::Space;

@@ -36,18 +36,16 @@ compile_error!("features `shardsweep` and `malloc_mark_sweep` both select the Ma
 compile_error!("feature `shardsweep` does not support `marksweep_as_nonmoving` (the native MarkSweep space as other plans' non-moving space); enable at most one of the two");
 
 pub mod allocator;
-mod check;
-pub mod global;
-mod glue;
 pub mod region;
 pub mod settings;
 mod purge;
 mod report;
+pub mod space;
 mod sweep;
 mod work;
 
 pub use allocator::ShardSweepAllocator;
-pub use global::ShardSweepSpace;
+pub use space::ShardSweepSpace;
 
 /// Largest object the space holds; larger ones go to the large-object space. Derived from the
 /// core's block size (`SHARDSWEEP_BLOCK_KIB` at build time): one eighth of a block.

@@ -1,7 +1,7 @@
 //! The space's GC work packets: sweeping detached batches of abandoned blocks in parallel
 //! (release phase), and finishing lazy sweeps before marking (prepare phase).
 
-use super::global::ShardSweepSpace;
+use super::space::ShardSweepSpace;
 use crate::scheduler::{GCWork, GCWorker, WorkBucketStage};
 use crate::vm::VMBinding;
 use crate::MMTK;

@@ -18,7 +18,8 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VERSION="0.33.0"
 DEST="${OVERLAY_DEST:-$ROOT/.build/mmtk-$VERSION-shardsweep}"
 POLICY="$ROOT/policy"
-SPACE_FILES=(mod.rs global.rs region.rs glue.rs allocator.rs sweep.rs settings.rs work.rs check.rs purge.rs report.rs)
+SPACE_FILES=(mod.rs space.rs space/sft.rs space/mmtk_space.rs space/trace.rs space/source.rs space/budget.rs space/idle.rs
+             space/check.rs region.rs allocator.rs sweep.rs settings.rs work.rs purge.rs report.rs)
 
 # 1. Locate the pristine crate through cargo itself: fetch a throw-away manifest that depends on it.
 CARGO_HOME="${CARGO_HOME:-$HOME/.cargo}"
@@ -54,6 +55,7 @@ rm -f "$STAGE/.cargo-ok" "$STAGE/.cargo_vcs_info.json"
 SPACE_DIR="$STAGE/src/policy/marksweepspace/shardsweep"
 mkdir -p "$SPACE_DIR"
 for f in "${SPACE_FILES[@]}"; do
+    mkdir -p "$(dirname "$SPACE_DIR/$f")"
     cp "$POLICY/$f" "$SPACE_DIR/$f"
 done
 

@@ -26,9 +26,9 @@
 //! Each check prints one line to stderr per GC (`shardsweep-check ...`), and panics with the
 //! reason on failure.
 
-use super::global::ShardSweepSpace;
-use super::region::Block;
-use super::settings::SweepMode;
+use super::ShardSweepSpace;
+use crate::policy::marksweepspace::shardsweep::region::Block;
+use crate::policy::marksweepspace::shardsweep::settings::SweepMode;
 use crate::util::heap::PageResource;
 use crate::util::linear_scan::Region;
 use crate::util::object_enum::BlockMayHaveObjects;
@@ -215,7 +215,7 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
                 // plus the pages of marked cells (the marks stay until the owner sweeps).
                 skipped += 1;
                 if page {
-                    let expect = b.live_pages(&mut |c| super::sweep::is_marked::<VM>(c));
+                    let expect = b.live_pages(&mut |c| crate::policy::marksweepspace::shardsweep::sweep::is_marked::<VM>(c));
                     if b.charged() != expect {
                         errs.push(format!(
                             "unswept block {:p} (cell {} B): charged pages {:#x}, expected {:#x}",

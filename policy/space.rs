@@ -8,23 +8,27 @@
 //! page by page. The page resource's own counters (whole blocks) are not what the GC trigger
 //! sees.
 
+mod budget;
+mod check;
+mod idle;
+mod mmtk_space;
+mod sft;
+mod source;
+mod trace;
+
 use super::region::Block;
 use super::settings::SpaceSettings;
 use super::settings::SweepMode;
 use super::sweep;
 use super::work;
-use crate::plan::tracing::{ObjectQueue, OptionObjectQueue};
-use crate::policy::gc_work::{PolicyTraceObject, TraceKind};
-use crate::policy::sft::{GCWorkerMutRef, SFT};
+use crate::plan::tracing::ObjectQueue;
 use crate::policy::space::{CommonSpace, PlanCreateSpaceArgs, Space};
-use crate::scheduler::{GCWork, GCWorkScheduler, GCWorker, WorkBucketStage};
-use crate::util::copy::CopySemantics;
+use crate::scheduler::{GCWork, GCWorkScheduler, WorkBucketStage};
 use crate::util::heap::chunk_map::{Chunk, ChunkMap};
-use crate::util::heap::{BlockPageResource, PageResource};
+use crate::util::heap::BlockPageResource;
 use crate::util::linear_scan::Region;
 use crate::util::metadata::side_metadata::SideMetadataSpec;
 use crate::util::metadata::{self, MetadataSpec};
-use crate::util::object_enum::{self, ObjectEnumerator};
 use crate::util::{Address, ObjectReference};
 use crate::vm::{ObjectModel, Scanning, VMBinding};
 use super::purge::DeferredPurge;
@@ -56,172 +60,44 @@ fn describe_settings(s: &SpaceSettings) -> String {
 
 /// The shardsweep space.
 pub struct ShardSweepSpace<VM: VMBinding> {
-    pub common: CommonSpace<VM>,
-    pub(super) pr: BlockPageResource<VM, Block>,
+    common: CommonSpace<VM>,
+    pr: BlockPageResource<VM, Block>,
     /// Chunks that hold (or held) blocks, for object enumeration.
-    pub(super) chunk_map: ChunkMap,
+    chunk_map: ChunkMap,
     scheduler: Arc<GCWorkScheduler<VM>>,
-    pub(super) settings: SpaceSettings,
+    settings: SpaceSettings,
     /// The core instance, created when the space has its final (`'static`) address.
     shared: OnceLock<&'static Shared>,
     /// The deferred purge queue (`SHARDSWEEP_PURGE=gc`), created with `shared`.
-    pub(super) purge: OnceLock<&'static DeferredPurge>,
+    purge: OnceLock<&'static DeferredPurge>,
     /// Pages charged by the core (the count behind the space's `PageBudget`; the space adds
     /// the GC-trigger veto, see glue.rs).
-    pub(super) pages: CountingBudget,
+    pages: CountingBudget,
     /// Between `prepare` and `end_of_gc`: mutators are stopped, callers are GC workers.
-    pub(super) xin_gc: AtomicBool,
+    xin_gc: AtomicBool,
     /// Dropped (zero) blocks given back outside a GC (the page resource takes blocks back on GC
     /// workers only).
-    pub(super) spare: Mutex<Vec<Address>>,
+    spare: Mutex<Vec<Address>>,
     /// Retired blocks whose pages are still resident and counted, kept for the slow path's
     /// reuse until purged (`SHARDSWEEP_PURGE`, purge.rs) or dropped under pressure.
-    pub(super) kept: Mutex<Vec<Address>>,
+    kept: Mutex<Vec<Address>>,
     /// Whether idle pages may be droppable under pressure (a hint; see `glue.rs`).
-    pub(super) xmay_drop: AtomicBool,
+    xmay_drop: AtomicBool,
     /// One pressure drop at a time.
-    pub(super) pressure_lock: Mutex<()>,
+    pressure_lock: Mutex<()>,
     /// Peak of the resident pages counted (reported at exit with `SHARDSWEEP_REPORT_PEAK=1`).
-    pub(super) xpeak: AtomicUsize,
+    xpeak: AtomicUsize,
     /// Every mutator's core heap (`*mut Heap` as `usize`), for lazy-sweep packets and checks.
-    pub(super) heaps: Mutex<Vec<usize>>,
+    heaps: Mutex<Vec<usize>>,
     /// The heaps whose mutator's release hook ran in the current GC (see `sweep_unreleased`).
-    pub(super) released: Mutex<Vec<usize>>,
+    released: Mutex<Vec<usize>>,
     /// GCs seen by the end-of-GC checks.
-    pub(super) gcs: AtomicUsize,
+    gcs: AtomicUsize,
 }
 
 // SAFETY: the space's shared state is atomics, mutexes, the page resource (itself thread-safe)
 // and the core instance (`Sync`).
 unsafe impl<VM: VMBinding> Sync for ShardSweepSpace<VM> {}
-
-impl<VM: VMBinding> SFT for ShardSweepSpace<VM> {
-    fn name(&self) -> &'static str {
-        self.common.name
-    }
-
-    fn is_live(&self, object: ObjectReference) -> bool {
-        VM::VMObjectModel::LOCAL_MARK_BIT_SPEC.is_marked::<VM>(object, Ordering::SeqCst)
-    }
-
-    #[cfg(feature = "object_pinning")]
-    fn pin_object(&self, _object: ObjectReference) -> bool {
-        false
-    }
-
-    #[cfg(feature = "object_pinning")]
-    fn unpin_object(&self, _object: ObjectReference) -> bool {
-        false
-    }
-
-    /// The space never moves objects: every object is pinned (as `native_ms` says since 0.33).
-    #[cfg(feature = "object_pinning")]
-    fn is_object_pinned(&self, _object: ObjectReference) -> bool {
-        true
-    }
-
-    fn is_movable(&self) -> bool {
-        false
-    }
-
-    #[cfg(feature = "sanity")]
-    fn is_sane(&self) -> bool {
-        true
-    }
-
-    fn initialize_object_metadata(&self, _object: ObjectReference, _bytes: usize) {
-        #[cfg(feature = "vo_bit")]
-        crate::util::metadata::vo_bit::set_vo_bit(_object);
-    }
-
-    #[cfg(feature = "vo_bit")]
-    fn is_mmtk_object(&self, addr: Address) -> Option<ObjectReference> {
-        crate::util::metadata::vo_bit::is_vo_bit_set_for_addr(addr)
-    }
-
-    #[cfg(feature = "vo_bit")]
-    fn find_object_from_internal_pointer(&self, ptr: Address, max_search_bytes: usize) -> Option<ObjectReference> {
-        let search_bytes = usize::min(super::MAX_OBJECT_SIZE, max_search_bytes);
-        crate::util::metadata::vo_bit::find_object_from_internal_pointer::<VM>(ptr, search_bytes)
-    }
-
-    fn sft_trace_object(&self, queue: &mut OptionObjectQueue, object: ObjectReference, _worker: GCWorkerMutRef) -> ObjectReference {
-        self.trace_object(queue, object)
-    }
-}
-
-impl<VM: VMBinding> Space<VM> for ShardSweepSpace<VM> {
-    fn as_space(&self) -> &dyn Space<VM> {
-        self
-    }
-
-    fn as_sft(&self) -> &(dyn SFT + Sync + 'static) {
-        self
-    }
-
-    fn get_page_resource(&self) -> &dyn PageResource<VM> {
-        &self.pr
-    }
-
-    fn maybe_get_page_resource_mut(&mut self) -> Option<&mut dyn PageResource<VM>> {
-        Some(&mut self.pr)
-    }
-
-    fn initialize_sft(&self, sft_map: &mut dyn crate::policy::sft_map::SFTMap) {
-        self.common().initialize_sft(self.as_sft(), sft_map)
-    }
-
-    fn common(&self) -> &CommonSpace<VM> {
-        &self.common
-    }
-
-    fn release_multiple_pages(&mut self, _start: Address) {
-        unreachable!("the shardsweep space gives blocks back through its page resource")
-    }
-
-    /// Charged pages plus their side metadata: page-granular (block-granular under
-    /// `SHARDSWEEP_ACCOUNTING=block`).
-    fn reserved_pages(&self) -> usize {
-        let data = self.charged_pages();
-        data + self.estimate_side_meta_pages(data)
-    }
-
-    fn enumerate_objects(&self, enumerator: &mut dyn ObjectEnumerator) {
-        object_enum::enumerate_blocks_from_chunk_map::<Block>(enumerator, &self.chunk_map);
-    }
-
-    /// Clears the log bits of every chunk of the space (called by plans with side log bits).
-    fn clear_side_log_bits(&self) {
-        let log_bit = VM::VMObjectModel::GLOBAL_LOG_BIT_SPEC.extract_side_spec();
-        for chunk in self.chunk_map.all_chunks() {
-            log_bit.bzero_metadata(chunk.start(), Chunk::BYTES);
-        }
-    }
-
-    /// Sets the log bits of every chunk of the space (called by plans with side log bits).
-    fn set_side_log_bits(&self) {
-        let log_bit = VM::VMObjectModel::GLOBAL_LOG_BIT_SPEC.extract_side_spec();
-        for chunk in self.chunk_map.all_chunks() {
-            log_bit.bset_metadata(chunk.start(), Chunk::BYTES);
-        }
-    }
-}
-
-impl<VM: VMBinding> PolicyTraceObject<VM> for ShardSweepSpace<VM> {
-    fn trace_object<Q: ObjectQueue, const KIND: TraceKind>(
-        &self,
-        queue: &mut Q,
-        object: ObjectReference,
-        _copy: Option<CopySemantics>,
-        _worker: &mut GCWorker<VM>,
-    ) -> ObjectReference {
-        self.trace_object(queue, object)
-    }
-
-    fn may_move_objects<const KIND: TraceKind>() -> bool {
-        false
-    }
-}
 
 impl<VM: VMBinding> ShardSweepSpace<VM> {
     /// Same signature as the other MarkSweep spaces: no global side metadata.

@@ -1,0 +1,76 @@
+//! The space as the core's page budget: the core's resident pages counted, and MMTk's GC trigger
+//! polled per page charged; a page refused when the trigger requests a GC (the core's slow path
+//! then returns `NoCell::Refused` and the allocator waits for the GC outside the core).
+
+use super::ShardSweepSpace;
+use crate::policy::space::Space;
+use crate::vm::VMBinding;
+use shardsweep::PageBudget;
+use std::sync::atomic::Ordering;
+
+impl<VM: VMBinding> PageBudget for ShardSweepSpace<VM> {
+    fn try_charge(&self, pages: usize) -> bool {
+        // The count (resident pages) is an unlimited `CountingBudget`; the limit is MMTk's GC
+        // trigger.
+        let counted = self.pages.try_charge(pages);
+        debug_assert!(counted);
+        // Relaxed: a statistic (peak resident pages, reported at exit).
+        self.xpeak.fetch_max(self.pages.charged(), Ordering::Relaxed);
+        let may_poll = may_poll(self);
+        // Room first from idle pages nobody uses, then a GC. (Relaxed: a hint, see
+        // `drop_idle_under_pressure`; the heap-full test is the trigger's own.)
+        if may_poll && self.xmay_drop.load(Ordering::Relaxed) && self.get_gc_trigger().is_heap_full() {
+            self.drop_idle_under_pressure();
+        }
+        if may_poll && self.get_gc_trigger().poll(false, Some(self.as_space())) {
+            // A GC has been requested: undo the charge, tell the trigger what we wanted, and
+            // let the allocator block for the GC outside the core.
+            self.pages.uncharge(pages);
+            let meta = self.estimate_side_meta_pages(pages);
+            self.get_gc_trigger().policy.on_pending_allocation(pages + meta);
+            return false;
+        }
+        true
+    }
+
+    fn allocated_after_charge(&self) {
+        note_allocation_success(self);
+    }
+
+    fn uncharge(&self, pages: usize) {
+        self.pages.uncharge(pages);
+    }
+
+    fn charged(&self) -> usize {
+        self.pages.charged()
+    }
+}
+
+/// Whether a charge may poll the GC trigger: a mutator allocating outside a GC, with
+/// collection enabled and initialised (as `Space::acquire` decides).
+fn may_poll<VM: VMBinding>(space: &ShardSweepSpace<VM>) -> bool {
+    // Relaxed: set/cleared by the GC while mutators are stopped; the stop orders it.
+    !space.xin_gc.load(Ordering::Relaxed)
+        && space.get_gc_trigger().is_collection_enabled()
+        && space.common.global_state.is_initialized()
+}
+
+/// Tells MMTk that an allocation needing new memory succeeded since the last GC, as the
+/// stock allocators do after every successful slow path (`alloc_slow_inline`). Called when
+/// a core slow path that charged pages handed out a cell (`allocated_after_charge`), never for a
+/// charge alone: a fresh block whose header page was charged and whose cells' pages were
+/// then vetoed is no success (that report made every GC a non-emergency one while the
+/// request could never be met: the OpenJDK livelock, reproduced by `synthvm hog`). MMTk counts
+/// a GC that follows another with no such success as an *emergency* collection, and an
+/// allocation that fails after an emergency collection as out of memory; our mutators take
+/// fresh pages in the core, never through MMTk's slow path, so without this report every
+/// second GC would be an emergency one and a mutator descheduled across two GCs would see a
+/// false out of memory.
+fn note_allocation_success<VM: VMBinding>(space: &ShardSweepSpace<VM>) {
+    let flag = &space.common.global_state.allocation_success;
+    // Relaxed: a hint read by the GC trigger when the next GC is scheduled (the stop for
+    // that GC orders it); the load first keeps the cache line shared when already set.
+    if !flag.load(Ordering::Relaxed) {
+        flag.store(true, Ordering::Relaxed);
+    }
+}

@@ -1,0 +1,138 @@
+//! Idle pages given back: dropping them under pressure (before the GC trigger is polled), after
+//! a GC beyond what the mutators may reuse, and the kept empty blocks at the next GC
+//! (`SHARDSWEEP_PURGE=gc`).
+
+use super::ShardSweepSpace;
+use crate::policy::marksweepspace::shardsweep::region::Block;
+use crate::policy::space::Space;
+use crate::util::linear_scan::Region;
+use crate::util::Address;
+use crate::vm::VMBinding;
+use shardsweep::{Advice, Heap, Madvise, PageBudget};
+use std::sync::atomic::Ordering;
+
+/// How idle pages and empty blocks are dropped for the budget's sake, whatever the purge advice.
+static DROP: Madvise = Madvise { advice: Advice::DontNeed };
+
+impl<VM: VMBinding> ShardSweepSpace<VM> {
+    /// Drops the idle pages nobody is using, to make room in the heap before the GC trigger is
+    /// polled: those of the kept empty blocks (which then become spares) and of the abandoned
+    /// blocks. Mutator threads only, outside GC; one at a time (others go on to the poll).
+    /// Returns the pages dropped.
+    pub(super) fn drop_idle_under_pressure(&self) -> usize {
+        let Ok(_one) = self.pressure_lock.try_lock() else { return 0 };
+        let Some(shared) = self.shared_if_created() else { return 0 };
+        let mut dropped = 0;
+        let kept = std::mem::take(&mut *self.kept.lock().unwrap());
+        for &start in kept.iter() {
+            self.forget_purge(start);
+            // SAFETY: taken off the kept list under its lock: nobody else uses the block.
+            dropped += unsafe { shardsweep::Block::drop_retired(start.to_mut_ptr(), self, &DROP) };
+        }
+        self.spare.lock().unwrap().extend(kept);
+        dropped += shared.drop_abandoned_idle();
+        if dropped == 0 {
+            // Relaxed: a hint; set again when a block is kept or a GC ends.
+            self.xmay_drop.store(false, Ordering::Relaxed);
+        }
+        dropped
+    }
+
+    /// End of a GC (stop-the-world, one worker): the idle pages the sweeps left stay resident
+    /// for the mutators' reuse only while they fit in half of the heap's free room (heap size
+    /// less the pages in use; none when less than a quarter of the heap is free, or after a
+    /// user-requested or emergency collection); the rest is
+    /// dropped now, the kept empty blocks first, then the
+    /// idle pages of abandoned blocks, then those of the mutators' own blocks. Without this, a
+    /// tight heap would start its mutator phase full of idle pages that only a pressure drop
+    /// (which cannot reach blocks other mutators hold) or the next GC would give back.
+    /// Returns the pages dropped.
+    pub(super) fn trim_idle_after_gc(&self) -> usize {
+        let Some(shared) = self.shared_if_created() else { return 0 };
+        let heaps: Vec<usize> = self.heaps.lock().unwrap().clone();
+        let (mut resident, mut in_use) = (0usize, 0usize);
+        let mut count = |b: &shardsweep::Block| {
+            resident += b.resident().count();
+            in_use += b.charged().count();
+        };
+        for &h in heaps.iter() {
+            // SAFETY: registered heaps are alive; the world is stopped.
+            for b in unsafe { (*(h as *const Heap)).blocks() } {
+                // SAFETY: a block of a live heap; the world is stopped.
+                count(unsafe { &*b });
+            }
+        }
+        shared.for_each_abandoned(&mut count);
+        let kept_pages = self.pages.charged().saturating_sub(resident);
+        let idle = resident - in_use + kept_pages;
+        let heap = self.get_gc_trigger().policy.get_current_heap_size_in_pages();
+        let state = &self.common.global_state;
+        // A collection the user asked for (System.gc()) gives every idle page back, and so
+        // does an emergency collection (every page counts before out of memory).
+        // A tight heap (less than a quarter free) keeps none: right after the GC its free room
+        // is what decides whether the next allocations fit (and MMTk, and a VM's GC-overhead
+        // limit, judge the GC by the pages used after it).
+        let free = heap.saturating_sub(in_use);
+        let room = if state.is_user_triggered_collection() || state.is_emergency_collection() || free < heap / 4 {
+            0
+        } else {
+            free / 2
+        };
+        if idle <= room {
+            return 0;
+        }
+        let mut excess = idle - room;
+        let mut dropped = 0;
+        {
+            let mut kept = self.kept.lock().unwrap();
+            while excess > 0 {
+                let Some(start) = kept.pop() else { break };
+                self.forget_purge(start);
+                // SAFETY: stop-the-world, and the block is off the kept list.
+                let n = unsafe { shardsweep::Block::drop_retired(start.to_mut_ptr(), self, &DROP) };
+                self.pr.release_block(Block::from_aligned_address(start));
+                excess = excess.saturating_sub(n);
+                dropped += n;
+            }
+        }
+        if excess > 0 {
+            let n = shared.drop_abandoned_idle();
+            excess = excess.saturating_sub(n);
+            dropped += n;
+        }
+        for &h in heaps.iter() {
+            if excess == 0 {
+                break;
+            }
+            // SAFETY: as above; a GC worker holds every block while the world is stopped.
+            for b in unsafe { (*(h as *const Heap)).blocks() } {
+                // SAFETY: as above.
+                let n = unsafe { (*b).drop_idle(self, &DROP) };
+                excess = excess.saturating_sub(n);
+                dropped += n;
+            }
+        }
+        dropped
+    }
+
+    /// The purge queue forgets a block the space is about to drop.
+    fn forget_purge(&self, start: Address) {
+        if let Some(q) = self.purge.get() {
+            q.forget(start.as_usize());
+        }
+    }
+
+    /// At the GC's prepare phase with `SHARDSWEEP_PURGE=gc`: the kept empty blocks not reused
+    /// since the last GC are dropped and go back to the page resource (a GC worker).
+    pub(super) fn purge_kept(&self) -> usize {
+        let kept = std::mem::take(&mut *self.kept.lock().unwrap());
+        let mut dropped = 0;
+        for start in kept {
+            self.forget_purge(start);
+            // SAFETY: stop-the-world, and the block is off the kept list.
+            dropped += unsafe { shardsweep::Block::drop_retired(start.to_mut_ptr(), self, &DROP) };
+            self.pr.release_block(Block::from_aligned_address(start));
+        }
+        dropped
+    }
+}
