@@ -94,7 +94,7 @@ pub struct SpaceSettings {
     /// before the next GC (a descheduled thread holds none). Default with eager sweeping.
     /// Measured (experiments/README.md, commands there): time-default at 2x, 24 threads, GC
     /// count 81 before (7e17afe) and 65 after (2207261); together with the core's memory-ordered
-    /// slow path, minheap-full's 48-thread minimum went from 17 (session 2) to 15 MiB. Lazy
+    /// slow path, minheap-full's 48-thread minimum went from 17 (2026-11-21) to 15 MiB. Lazy
     /// sweeping defaults to `0`: abandoning every block sweeps it at the GC, leaving nothing to
     /// defer.
     pub abandon_all: bool,

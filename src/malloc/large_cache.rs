@@ -6,7 +6,7 @@
 //! holds at most 9 MiB (1 MiB of 16 KiB mappings, 2 MiB in each larger class).
 //!
 //! Why by bytes, not a count: mimalloc-bench's mstress frees bursts of 8–32 KiB objects at
-//! each thread's end (its kept objects); 16 slots a class (the cache before session 8, ≤ 7.75
+//! each thread's end (its kept objects); 16 slots a class (the cache before 2026-11-25, ≤ 7.75
 //! MiB) overflowed and made ~320 more `munmap` and ~360 more `mmap` calls a run than mimalloc
 //! (`strace -f -c`), each `munmap` a TLB shootdown on every core. 64 slots for the small
 //! classes remove them (mstress, 2 threads: 40 → 29 ms, `benches/RESULTS.md` §5).
