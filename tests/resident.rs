@@ -152,8 +152,8 @@ fn retired_blocks_are_dropped_unless_kept_and_then_inherited() {
             // A new block on the same memory inherits the resident pages: extending into them
             // costs nothing.
             let b = Block::of(cells[0] as *const u8);
-            // SAFETY: the retired block is unused; the heap source hands it out again.
             let mut charging = Charging::new(fx.budget);
+            // SAFETY: the retired block is unused; the heap source hands it out again.
             let nb = unsafe {
                 Block::init(
                     b as *mut u8,

@@ -14,6 +14,9 @@ impl<VM: VMBinding> SFT for ShardSweepSpace<VM> {
     }
 
     fn is_live(&self, object: ObjectReference) -> bool {
+        // SeqCst as `native_ms`'s `is_live`: callers (weak-reference processing, sanity checks)
+        // may run beside marking workers, and a mark load orders nothing else, so the strongest
+        // ordering costs nothing measurable here and matches the stock space's answer.
         VM::VMObjectModel::LOCAL_MARK_BIT_SPEC.is_marked::<VM>(object, Ordering::SeqCst)
     }
 

@@ -36,14 +36,19 @@ fn mutator_works_after_the_jvm_copies_it() {
     assert!(max_non_los >= 256, "max_non_los_default_alloc_bytes = {max_non_los}");
 
     // bind: copy out of the box, poison and leak the original.
+    // SAFETY: an address used only as an opaque thread token, never dereferenced.
     let tls = VMMutatorThread(VMThread(OpaquePointer::from_address(unsafe { Address::from_usize(0x7e57_0000) })));
     let boxed = memory_manager::bind_mutator(mmtk, tls);
     let raw: *mut Mutator<VM> = Box::into_raw(boxed);
     let mut field = Box::new(ThreadField([0; e::MUTATOR_SIZE]));
+    // SAFETY: `raw` is the leaked box of a mutator of exactly MUTATOR_SIZE bytes (asserted by the
+    // contract), `field` has that many bytes, and the two do not overlap.
     unsafe {
         std::ptr::copy_nonoverlapping(raw as *const u8, field.0.as_mut_ptr(), e::MUTATOR_SIZE);
         std::ptr::write_bytes(raw as *mut u8, 0xA5, std::mem::size_of::<Mutator<VM>>());
     }
+    // SAFETY: the bytes are a bitwise copy of a live mutator (the copy the binding's C++ side
+    // makes), suitably aligned (`ThreadField`), and nothing else refers to them.
     let m: &mut Mutator<VM> = unsafe { &mut *(field.0.as_mut_ptr() as *mut Mutator<VM>) };
     assert_eq!(m.mutator_tls, tls);
 
@@ -72,11 +77,13 @@ fn mutator_works_after_the_jvm_copies_it() {
         let obj = ObjectReference::from_raw_address(a).unwrap();
         memory_manager::post_alloc(m, obj, bytes, sem);
         assert!(memory_manager::is_in_mmtk_spaces(obj));
+        // SAFETY: a fresh object of `bytes` bytes that only this test uses.
         unsafe { std::ptr::write_bytes(a.to_mut_ptr::<u8>(), (i % 251) as u8, bytes) };
         objs.push((a.as_usize(), bytes));
     }
     for (i, &(a, bytes)) in objs.iter().enumerate() {
         let p = a as *const u8;
+        // SAFETY: the live object of `bytes` bytes written above.
         assert!(unsafe { (0..bytes).all(|k| *p.add(k) == (i % 251) as u8) }, "object {i} was overwritten");
     }
     objs.sort();
