@@ -195,18 +195,30 @@ impl Heap {
         }
     }
 
-    /// [`Heap::try_alloc`] as a malloc answers: null when there is no cell.
+    /// [`Heap::try_alloc`] as a malloc answers: null when there is no cell. The fast path is
+    /// [`Heap::pop`]'s; only the slow path turns the reason into null.
     #[inline(always)]
     pub fn alloc(&mut self, size: usize) -> *mut u8 {
-        match self.try_alloc(size) {
-            Ok(cell) => cell.as_ptr(),
-            Err(_) => ptr::null_mut(),
+        let cell = self.pop(size);
+        if !cell.is_null() {
+            return cell;
         }
+        self.alloc_slow(bin_of(size))
     }
 
     /// [`Heap::try_alloc_bin`] as a malloc answers: null when there is no cell.
     pub fn alloc_bin(&mut self, bin: usize) -> *mut u8 {
-        match self.try_alloc_bin(bin) {
+        let cell = self.pop_bin(bin);
+        if !cell.is_null() {
+            return cell;
+        }
+        self.alloc_slow(bin)
+    }
+
+    /// The slow path for the malloc answers.
+    #[inline(never)]
+    fn alloc_slow(&mut self, bin: usize) -> *mut u8 {
+        match self.alloc_generic(bin) {
             Ok(cell) => cell.as_ptr(),
             Err(_) => ptr::null_mut(),
         }
