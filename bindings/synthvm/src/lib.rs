@@ -192,7 +192,8 @@ pub fn run_main() -> ! {
     if let Err(e) = workload.boot(&main_mu) {
         exit::failed(&format!("{} boot: {}", wname, e));
     }
-    if std::env::var("SYNTHVM_TEST_CORRUPT").is_ok_and(|v| v == "1") && runtime::corrupt_for_test() {
+    if std::env::var("SYNTHVM_TEST_CORRUPT").is_ok_and(|v| v == "1") && runtime::corrupt_for_test()
+    {
         eprintln!("synthvm: SYNTHVM_TEST_CORRUPT: corrupted one object on purpose");
     }
     if let Err(e) = workload.verify(&main_mu, 0) {
@@ -271,7 +272,9 @@ pub fn run_main() -> ! {
         let h = stats::histogram::take();
         let total: u64 = h.values().sum();
         let bytes: u64 = h.iter().map(|(s, c)| *s as u64 * c).sum();
-        eprintln!("# allocation size histogram: size_bytes count percent_of_objects percent_of_bytes");
+        eprintln!(
+            "# allocation size histogram: size_bytes count percent_of_objects percent_of_bytes"
+        );
         for (s, c) in &h {
             eprintln!(
                 "{} {} {:.3} {:.3}",
@@ -281,7 +284,12 @@ pub fn run_main() -> ! {
                 100.0 * (*s as u64 * c) as f64 / bytes as f64
             );
         }
-        eprintln!("# {} distinct sizes, {} objects, {} bytes", h.len(), total, bytes);
+        eprintln!(
+            "# {} distinct sizes, {} objects, {} bytes",
+            h.len(),
+            total,
+            bytes
+        );
         // Per mutator, in the order the threads finished (one line per thread per iteration).
         eprintln!(
             "# per-mutator size classes (bins 1..=48, <= 64 KiB; windows of 1 MiB of the thread's allocation): \
@@ -307,7 +315,10 @@ mutator objects bytes classes classes_per_MiB_mean classes_per_MiB_max windows s
         0.0
     };
     let fg = |f: fn(usize, &runtime::LiveCensus) -> usize| -> String {
-        final_gc.as_ref().map(|(u, c)| f(*u, c).to_string()).unwrap_or_else(|| "null".into())
+        final_gc
+            .as_ref()
+            .map(|(u, c)| f(*u, c).to_string())
+            .unwrap_or_else(|| "null".into())
     };
     let mut j = String::new();
     let _ = write!(

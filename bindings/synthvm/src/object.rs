@@ -83,7 +83,9 @@ pub fn pattern(h: u64, i: usize) -> u64 {
 
 #[inline(always)]
 pub fn meta_word(size: usize, nrefs: usize, kind: Kind) -> u64 {
-    ((size as u64 >> 3) << SIZE_SHIFT) | ((nrefs as u64) << NREFS_SHIFT) | ((MAGIC | kind as u64) << TAG_SHIFT)
+    ((size as u64 >> 3) << SIZE_SHIFT)
+        | ((nrefs as u64) << NREFS_SHIFT)
+        | ((MAGIC | kind as u64) << TAG_SHIFT)
 }
 
 /// The owner field for thread `id` (`usize::MAX` = the main thread), pre-shifted: OR it into a
@@ -99,7 +101,14 @@ pub const fn owner_bits(id: usize) -> u64 {
 /// # Safety
 /// `addr` must point to at least `size` writable bytes.
 #[inline(always)]
-pub unsafe fn init_object(addr: Address, size: usize, nrefs: usize, kind: Kind, hash: u64, owner: u64) {
+pub unsafe fn init_object(
+    addr: Address,
+    size: usize,
+    nrefs: usize,
+    kind: Kind,
+    hash: u64,
+    owner: u64,
+) {
     let p = addr.to_mut_ptr::<u64>();
     *p = hash;
     *p.add(1) = meta_word(size, nrefs, kind) | owner;
@@ -196,7 +205,10 @@ pub fn check_header(o: ObjectReference) -> Result<(), String> {
     }
     let size = size_of(o);
     let nrefs = nrefs_of(o);
-    if size < HEADER_BYTES || size % 8 != 0 || size > MAX_OBJECT_BYTES || HEADER_BYTES + nrefs * 8 > size
+    if size < HEADER_BYTES
+        || size % 8 != 0
+        || size > MAX_OBJECT_BYTES
+        || HEADER_BYTES + nrefs * 8 > size
     {
         return Err(format!(
             "object {} has an inconsistent header: size {} bytes, {} reference fields",

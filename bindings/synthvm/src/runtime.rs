@@ -105,7 +105,9 @@ pub fn plan() -> PlanSelector {
 }
 
 pub fn plan_name() -> String {
-    PLAN.get().map(|p| format!("{:?}", p)).unwrap_or_else(|| "?".into())
+    PLAN.get()
+        .map(|p| format!("{:?}", p))
+        .unwrap_or_else(|| "?".into())
 }
 
 pub fn heap_bytes() -> usize {
@@ -183,7 +185,9 @@ pub struct ThreadCtx {
 
 impl ThreadCtx {
     fn tls(this: *mut ThreadCtx) -> VMMutatorThread {
-        VMMutatorThread(VMThread(OpaquePointer::from_address(Address::from_mut_ptr(this))))
+        VMMutatorThread(VMThread(OpaquePointer::from_address(
+            Address::from_mut_ptr(this),
+        )))
     }
     fn from_tls(tls: VMMutatorThread) -> *mut ThreadCtx {
         let p = tls.0 .0.to_address().to_mut_ptr::<ThreadCtx>();
@@ -291,7 +295,9 @@ impl Mu {
     /// shadow stack is still scanned).  The thread must not touch the heap until `leave_native`.
     pub fn enter_native(&self) {
         let _g = coord();
-        unsafe { &*self.ctx }.state.store(IN_NATIVE, Ordering::SeqCst);
+        unsafe { &*self.ctx }
+            .state
+            .store(IN_NATIVE, Ordering::SeqCst);
         COND.notify_all();
     }
 
@@ -460,7 +466,8 @@ impl Drop for Mu {
                 COND.notify_all();
                 let seen = g.completed_gcs;
                 let deadline = Instant::now() + Duration::from_secs(2);
-                while g.completed_gcs == seen && !g.threads.is_empty() && Instant::now() < deadline {
+                while g.completed_gcs == seen && !g.threads.is_empty() && Instant::now() < deadline
+                {
                     g = COND
                         .wait_timeout(g, Duration::from_millis(10))
                         .map(|(g, _)| g)
@@ -526,7 +533,10 @@ pub fn init_heap(cfg: &HeapConfig) {
     let mut builder = mmtk::MMTKBuilder::new();
     builder.options.plan.set(cfg.plan);
     if let Some(b) = cfg.heap_bytes {
-        builder.options.gc_trigger.set(GCTriggerSelector::FixedHeapSize(b));
+        builder
+            .options
+            .gc_trigger
+            .set(GCTriggerSelector::FixedHeapSize(b));
     }
     if cfg.final_gc {
         builder.options.full_heap_system_gc.set(true);
@@ -552,7 +562,10 @@ pub fn init_heap(cfg: &HeapConfig) {
         constraints.barrier != mmtk::plan::BarrierSelector::NoBarrier,
         Ordering::Relaxed,
     );
-    LOS_THRESHOLD.store(constraints.max_non_los_default_alloc_bytes, Ordering::Relaxed);
+    LOS_THRESHOLD.store(
+        constraints.max_non_los_default_alloc_bytes,
+        Ordering::Relaxed,
+    );
     memory_manager::initialize_collection(instance, VMThread::UNINITIALIZED);
 }
 
@@ -722,12 +735,17 @@ impl Scanning<SynthVM> for SynthScanning {
         }
     }
 
-    fn scan_vm_specific_roots(_tls: VMWorkerThread, mut factory: impl RootsWorkFactory<SimpleSlot>) {
+    fn scan_vm_specific_roots(
+        _tls: VMWorkerThread,
+        mut factory: impl RootsWorkFactory<SimpleSlot>,
+    ) {
         let used = GLOBAL_ROOTS_USED.load(Ordering::SeqCst).min(GLOBAL_ROOTS);
         let mut slots = Vec::new();
         for slot in GLOBAL_ROOT_SLOTS.iter().take(used) {
             if slot.load(Ordering::Relaxed) != 0 {
-                slots.push(SimpleSlot::from_address(Address::from_ptr(slot as *const AtomicUsize)));
+                slots.push(SimpleSlot::from_address(Address::from_ptr(
+                    slot as *const AtomicUsize,
+                )));
             }
         }
         if !slots.is_empty() {
@@ -828,7 +846,9 @@ impl Collection<SynthVM> for SynthCollection {
     fn out_of_memory(_tls: VMThread, err_kind: AllocationError) {
         let detail = match err_kind {
             AllocationError::HeapOutOfMemory => "the heap is too small (MMTk HeapOutOfMemory)",
-            AllocationError::MmapOutOfMemory => "the OS refused to map memory (MMTk MmapOutOfMemory)",
+            AllocationError::MmapOutOfMemory => {
+                "the OS refused to map memory (MMTk MmapOutOfMemory)"
+            }
         };
         exit::out_of_memory(detail);
     }
@@ -848,11 +868,7 @@ impl ActivePlan<SynthVM> for SynthActivePlan {
 
     fn mutators<'a>() -> Box<dyn Iterator<Item = &'a mut Mutator<SynthVM>> + 'a> {
         let threads = coord().threads.clone();
-        Box::new(
-            threads
-                .into_iter()
-                .map(|t| unsafe { &mut *(*t.0).mutator }),
-        )
+        Box::new(threads.into_iter().map(|t| unsafe { &mut *(*t.0).mutator }))
     }
 
     fn number_of_mutators() -> usize {
@@ -907,7 +923,10 @@ pub fn verify_heap() -> Result<usize, String> {
             continue;
         }
         if !memory_manager::is_in_mmtk_spaces(o) {
-            return Err(format!("reference {} (from {}) is not in any MMTk space", o, from));
+            return Err(format!(
+                "reference {} (from {}) is not in any MMTk space",
+                o, from
+            ));
         }
         object::check_object(o).map_err(|e| format!("{} (reached from {})", e, from))?;
         for i in 0..object::nrefs_of(o) {
@@ -943,21 +962,28 @@ pub fn live_census() -> LiveCensus {
     let mut work: Vec<ObjectReference> = Vec::new();
     let used = GLOBAL_ROOTS_USED.load(Ordering::SeqCst).min(GLOBAL_ROOTS);
     for slot in GLOBAL_ROOT_SLOTS.iter().take(used) {
-        if let Some(o) = ObjectReference::from_raw_address(unsafe { Address::from_usize(slot.load(Ordering::Relaxed)) }) {
+        if let Some(o) = ObjectReference::from_raw_address(unsafe {
+            Address::from_usize(slot.load(Ordering::Relaxed))
+        }) {
             work.push(o);
         }
     }
     for t in coord().threads.iter() {
         let (roots, len) = unsafe { ((*t.0).roots, (*t.0).roots_len) };
         for i in 0..len {
-            if let Some(o) = ObjectReference::from_raw_address(unsafe { Address::from_usize(*roots.add(i)) }) {
+            if let Some(o) =
+                ObjectReference::from_raw_address(unsafe { Address::from_usize(*roots.add(i)) })
+            {
                 work.push(o);
             }
         }
     }
     let mut seen: HashSet<usize> = HashSet::new();
     let mut pairs: HashSet<(Option<usize>, usize)> = HashSet::new();
-    let mut c = LiveCensus { small_limit, ..Default::default() };
+    let mut c = LiveCensus {
+        small_limit,
+        ..Default::default()
+    };
     while let Some(o) = work.pop() {
         if !seen.insert(o.to_raw_address().as_usize()) {
             continue;
@@ -985,7 +1011,9 @@ pub fn corrupt_for_test() -> bool {
     let used = GLOBAL_ROOTS_USED.load(Ordering::SeqCst).min(GLOBAL_ROOTS);
     let mut work = Vec::new();
     for slot in GLOBAL_ROOT_SLOTS.iter().take(used) {
-        if let Some(o) = ObjectReference::from_raw_address(unsafe { Address::from_usize(slot.load(Ordering::Relaxed)) }) {
+        if let Some(o) = ObjectReference::from_raw_address(unsafe {
+            Address::from_usize(slot.load(Ordering::Relaxed))
+        }) {
             work.push(o);
         }
     }
@@ -1022,7 +1050,11 @@ mod overhead_limit {
 
     fn enabled() -> bool {
         static E: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-        *E.get_or_init(|| std::env::var("SYNTHVM_GC_OVERHEAD_LIMIT").map(|v| v != "0").unwrap_or(true))
+        *E.get_or_init(|| {
+            std::env::var("SYNTHVM_GC_OVERHEAD_LIMIT")
+                .map(|v| v != "0")
+                .unwrap_or(true)
+        })
     }
 
     pub fn after_gc(used_after: usize, mutator_nanos: u64, gc_nanos: u64) {

@@ -2,8 +2,8 @@
 //! allocation counters, peak RSS.
 
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::time::Instant;
 use std::sync::OnceLock;
+use std::time::Instant;
 
 pub static GC_COUNT: AtomicU64 = AtomicU64::new(0);
 /// Total nanoseconds between stop_all_mutators entry and resume_mutators.
@@ -172,8 +172,9 @@ pub mod class_profile {
         }
 
         pub fn window_mean(&self) -> Option<f64> {
-            (!self.windows.is_empty())
-                .then(|| self.windows.iter().map(|&w| w as f64).sum::<f64>() / self.windows.len() as f64)
+            (!self.windows.is_empty()).then(|| {
+                self.windows.iter().map(|&w| w as f64).sum::<f64>() / self.windows.len() as f64
+            })
         }
 
         /// One line: `mutator objects bytes classes classes_per_MiB_mean classes_per_MiB_max
@@ -185,8 +186,14 @@ pub mod class_profile {
                 self.objects.iter().sum::<u64>(),
                 self.total_bytes(),
                 self.classes(),
-                self.window_mean().map(|m| format!("{:.1}", m)).unwrap_or_else(|| "-".into()),
-                self.windows.iter().max().map(|m| m.to_string()).unwrap_or_else(|| "-".into()),
+                self.window_mean()
+                    .map(|m| format!("{:.1}", m))
+                    .unwrap_or_else(|| "-".into()),
+                self.windows
+                    .iter()
+                    .max()
+                    .map(|m| m.to_string())
+                    .unwrap_or_else(|| "-".into()),
                 self.windows.len(),
                 self.share_above(8 << 10),
                 self.share_above(64 << 10),
@@ -198,7 +205,9 @@ pub mod class_profile {
 
     /// Record a finished mutator's profile line.
     pub fn finish(who: String, p: &ClassProfile) {
-        DONE.lock().unwrap_or_else(|e| e.into_inner()).push(p.line(&who));
+        DONE.lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(p.line(&who));
     }
 
     pub fn take() -> Vec<String> {

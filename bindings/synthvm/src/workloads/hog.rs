@@ -63,7 +63,12 @@ impl Workload for Hog {
                 let a = o.ok_or_else(|| format!("hog: array {} lost", i))?;
                 object::check_object(a)?;
                 if object::hash_of(a) != h {
-                    return Err(format!("hog: array {} has hash {:#x}, expected {:#x}", i, object::hash_of(a), h));
+                    return Err(format!(
+                        "hog: array {} has hash {:#x}, expected {:#x}",
+                        i,
+                        object::hash_of(a),
+                        h
+                    ));
                 }
                 o = object::load_ref(a, 0);
             }

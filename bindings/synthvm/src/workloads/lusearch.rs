@@ -219,7 +219,11 @@ impl HitQueue {
                 break;
             }
             let r = l + 1;
-            let c = if r < n && self.keys[r] < self.keys[l] { r } else { l };
+            let c = if r < n && self.keys[r] < self.keys[l] {
+                r
+            } else {
+                l
+            };
             if self.keys[i] <= self.keys[c] {
                 break;
             }
@@ -252,7 +256,8 @@ impl HitQueue {
         let arr = mu.get(self.root);
         object::check_object(arr)?;
         for (i, &k) in self.keys.iter().enumerate() {
-            let sd = object::load_ref(arr, i).ok_or_else(|| format!("hit queue slot {} is null", i))?;
+            let sd =
+                object::load_ref(arr, i).ok_or_else(|| format!("hit queue slot {} is null", i))?;
             object::check_object(sd)?;
             if object::hash_of(sd) != k {
                 return Err(format!(
@@ -308,7 +313,8 @@ impl Workload for Lusearch {
         mu.write_ref(mu.get(base + S_SEARCHER), 5, Some(tix));
         for j in 0..nidx {
             let text = object::load_ref(self.term(j * TERM_INDEX_INTERVAL), TI_TEXT).unwrap();
-            let nchars = (object::payload_words(object::load_ref(text, 0).unwrap()) * 4).saturating_sub(2);
+            let nchars =
+                (object::payload_words(object::load_ref(text, 0).unwrap()) * 4).saturating_sub(2);
             let copy = new_string(mu, nchars.max(1), tr.next_u64());
             mu.push(copy);
             let info = mu.alloc(Kind::Plain, 1, 24, tr.next_u64());
@@ -349,7 +355,12 @@ impl Workload for Lusearch {
             let r = self.query(mu, base, q, &mut cache_slot, tid)?;
             if let Some(sizes) = &self.jvm {
                 let done = (mu.allocated_bytes() - a0) as usize;
-                self.jvm_temporaries(mu, sizes, q, jvm_sizes::BYTES_PER_QUERY.saturating_sub(done))?;
+                self.jvm_temporaries(
+                    mu,
+                    sizes,
+                    q,
+                    jvm_sizes::BYTES_PER_QUERY.saturating_sub(done),
+                )?;
             }
             last = Some(r);
             mu.poll();
@@ -490,7 +501,13 @@ impl Lusearch {
     /// `lusearch-jvm`: allocate `bytes` bytes of temporaries with the JVM's size spread. Every
     /// 8th lives in a 32-slot ring until 32 later ones replace it (a query's buffers and
     /// collections); the rest die at once. Checked before they are dropped.
-    fn jvm_temporaries(&self, mu: &Mu, sizes: &JvmSizes, q: u64, bytes: usize) -> Result<(), String> {
+    fn jvm_temporaries(
+        &self,
+        mu: &Mu,
+        sizes: &JvmSizes,
+        q: u64,
+        bytes: usize,
+    ) -> Result<(), String> {
         let mut r = Rng::derive(self.p.seed, 0x7A5E, q);
         let d = mu.depth();
         let ring = mu.alloc(Kind::RefArray, JVM_RING, 0, r.next_u64());
@@ -502,7 +519,12 @@ impl Lusearch {
             let o = if size <= 48 {
                 // Small objects with a reference field, as most small Java objects have.
                 let nrefs = (size - object::HEADER_BYTES) / 8;
-                mu.alloc(Kind::Plain, nrefs, size - object::HEADER_BYTES - 8 * nrefs, r.next_u64())
+                mu.alloc(
+                    Kind::Plain,
+                    nrefs,
+                    size - object::HEADER_BYTES - 8 * nrefs,
+                    r.next_u64(),
+                )
             } else {
                 mu.alloc(Kind::Bytes, 0, size - object::HEADER_BYTES, r.next_u64())
             };
@@ -628,7 +650,10 @@ impl Lusearch {
         // 3. Hit queue.
         let hq = mu.alloc(Kind::RefArray, HITS + 1, 0, r.next_u64());
         let hq_root = mu.push(hq); // d+3
-        let mut queue = HitQueue { root: hq_root, keys: Vec::with_capacity(HITS) };
+        let mut queue = HitQueue {
+            root: hq_root,
+            keys: Vec::with_capacity(HITS),
+        };
         let scratch = mu.push_opt(None); // d+4: the current postings array
         let sd_root = mu.push_opt(None); // d+5: the ScoreDoc being inserted
 
@@ -674,13 +699,17 @@ impl Lusearch {
             }
 
             // 4. Score the postings into the hit queue.
-            mu.set(scratch, Some(object::load_ref(self.term(ti), TI_POSTINGS).unwrap()));
+            mu.set(
+                scratch,
+                Some(object::load_ref(self.term(ti), TI_POSTINGS).unwrap()),
+            );
             let nwords = object::payload_words(mu.get(scratch));
             for k in 0..nwords {
                 let wv = object::payload_word(mu.get(scratch), k);
                 let norms = mu.get(base + S_NORMS);
                 let doc = ((wv >> 20) % self.ndocs as u64) as u32;
-                let nb = object::payload_word(norms, (doc as usize / 8) % object::payload_words(norms));
+                let nb =
+                    object::payload_word(norms, (doc as usize / 8) % object::payload_words(norms));
                 let score = ((wv & 0xFFFF) ^ (nb & 0xFF)) as u32;
                 let key = ((score as u64) << 32) | doc as u64;
                 // Short-lived temporaries: a field-less 16-byte object (an iterator step, a
@@ -764,7 +793,8 @@ impl Lusearch {
         // Check the query's own objects before dropping them.
         for i in d..mu.depth() {
             if let Some(o) = mu.get_opt(i) {
-                object::check_object(o).map_err(|e| format!("thread {} query {}: {}", tid, q, e))?;
+                object::check_object(o)
+                    .map_err(|e| format!("thread {} query {}: {}", tid, q, e))?;
             }
         }
         string_sum(mu.get(d)).map_err(|e| format!("thread {} query {}: {}", tid, q, e))?;
