@@ -7,6 +7,7 @@ pub mod object;
 pub mod rng;
 pub mod runtime;
 pub mod stats;
+pub mod vm;
 pub mod workloads;
 
 use std::fmt::Write as _;
