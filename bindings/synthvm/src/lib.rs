@@ -1,6 +1,9 @@
 //! synthvm: a small, complete MMTk 0.33 VM binding running deterministic, multi-threaded GC
 //! workloads under every MMTk plan.  See README.md.
 
+// Every unsafe block says why it is sound, every unsafe fn what its caller must uphold.
+#![warn(clippy::undocumented_unsafe_blocks, clippy::missing_safety_doc)]
+
 pub mod cli;
 pub mod exit;
 pub mod object;
@@ -210,7 +213,9 @@ pub fn run_main() -> ! {
     let mut last_allocs = 0u64;
     for iter in 0..o.iterations {
         let gc0 = stats::gc_snapshot();
-        let a0 = stats::ALLOC_COUNT.load(Ordering::SeqCst);
+        // Relaxed: a statistic; the previous iteration's threads added to it before they were
+        // joined (see `stats`' "Orderings").
+        let a0 = stats::ALLOC_COUNT.load(Ordering::Relaxed);
         let t0 = Instant::now();
         main_mu.native(|| {
             std::thread::scope(|s| {
@@ -238,7 +243,8 @@ pub fn run_main() -> ! {
             count: gc1.count - gc0.count,
             nanos: gc1.nanos - gc0.nanos,
         };
-        last_allocs = stats::ALLOC_COUNT.load(Ordering::SeqCst) - a0;
+        // Relaxed: as `a0`; this iteration's threads are joined.
+        last_allocs = stats::ALLOC_COUNT.load(Ordering::Relaxed) - a0;
         last_ms = ms;
         if iter + 1 < o.iterations {
             println!(
@@ -301,8 +307,11 @@ mutator objects bytes classes classes_per_MiB_mean classes_per_MiB_max windows s
         }
     }
 
-    let gc_ms = stats::GC_NANOS.load(Ordering::SeqCst) as f64 / 1e6;
-    let peak = stats::PEAK_USED_BYTES.load(Ordering::SeqCst);
+    // The report's statistics: every mutator is done and no GC can start (no thread allocates),
+    // and the last GC's writes are ordered before this by the safepoint handshake that resumed
+    // this thread, the mutators' by their joins: Relaxed loads (see `stats`' "Orderings").
+    let gc_ms = stats::GC_NANOS.load(Ordering::Relaxed) as f64 / 1e6;
+    let peak = stats::PEAK_USED_BYTES.load(Ordering::Relaxed);
     let feats = enabled_features()
         .iter()
         .map(|f| json_str(f))
@@ -348,18 +357,18 @@ mutator objects bytes classes classes_per_MiB_mean classes_per_MiB_max windows s
         boot_ms,
         total_ms - gc_ms,
         gc_ms,
-        stats::GC_COUNT.load(Ordering::SeqCst),
+        stats::GC_COUNT.load(Ordering::Relaxed),
         last_ms,
         last_ms - last_gc_ms,
         last_gc_ms,
         last_gc.count,
         peak,
         peak >> 12,
-        stats::PEAK_USED_BYTES_BEFORE_GC.load(Ordering::SeqCst),
+        stats::PEAK_USED_BYTES_BEFORE_GC.load(Ordering::Relaxed),
         final_used,
         stats::peak_rss_kib(),
-        stats::ALLOC_COUNT.load(Ordering::SeqCst),
-        stats::ALLOC_BYTES.load(Ordering::SeqCst),
+        stats::ALLOC_COUNT.load(Ordering::Relaxed),
+        stats::ALLOC_BYTES.load(Ordering::Relaxed),
         last_allocs,
         rate,
         o.final_gc,

@@ -99,7 +99,8 @@ pub const fn owner_bits(id: usize) -> u64 {
 /// [`owner_bits`] of the allocating thread.
 ///
 /// # Safety
-/// `addr` must point to at least `size` writable bytes.
+/// `addr` must point to at least `size` writable bytes, 8-byte aligned, with `size` a multiple
+/// of 8 of at least `HEADER_BYTES + 8 * nrefs` (as [`object_size`] computes it).
 #[inline(always)]
 pub unsafe fn init_object(
     addr: Address,
@@ -128,6 +129,9 @@ pub unsafe fn init_object(
 
 #[inline(always)]
 fn word(o: ObjectReference, i: usize) -> u64 {
+    // SAFETY: `o` is a synthvm object (every reference synthvm handles is to an object it
+    // allocated and initialised, kept reachable by a root while in use), 8-byte aligned, and
+    // callers index within it: the two header words, then its fields and payload words.
     unsafe { *o.to_raw_address().to_ptr::<u64>().add(i) }
 }
 
@@ -171,6 +175,8 @@ pub fn ref_slot(o: ObjectReference, i: usize) -> Address {
 /// Load reference field `i` (no read barrier is needed by any MMTk 0.33 plan).
 #[inline(always)]
 pub fn load_ref(o: ObjectReference, i: usize) -> Option<ObjectReference> {
+    // SAFETY: `o` is a synthvm object and `i` one of its reference fields (callers index below
+    // `nrefs_of(o)`): an aligned, initialised word inside the object.
     let a = unsafe { ref_slot(o, i).load::<Address>() };
     ObjectReference::from_raw_address(a)
 }

@@ -1,5 +1,17 @@
 //! Run statistics: GC time and count (measured by the Collection hooks), MMTk's used pages,
 //! allocation counters, peak RSS.
+//!
+//! # Orderings
+//!
+//! Every atomic here is a statistic: each value stands alone and publishes no other data, so
+//! every access is `Relaxed` (`fetch_add`, `fetch_max` and `swap` are atomic whatever the
+//! ordering).  The GC's figures (`GC_*`, `LAST_GC_END`, `PEAK_USED_BYTES_BEFORE_GC`) are written
+//! between `stop_all_mutators` and `resume_mutators`, one GC at a time (MMTk's scheduler orders
+//! a GC's two hooks, and one GC's hooks before the next GC's).  Readers on a mutator thread
+//! read them in the VM, after the safepoint handshake (`COORD`) or a thread join that orders
+//! them after the last GC's writes and before the next GC's: that is what makes a set of them
+//! (`gc_snapshot`, the final report) consistent; `SeqCst` loads would not, as two separate loads
+//! can straddle a GC's two writes whatever their ordering.
 
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::OnceLock;
@@ -31,6 +43,7 @@ pub fn now_nanos() -> u64 {
 }
 
 pub fn note_used(bytes: usize) {
+    // Relaxed: a statistic (see "Orderings").
     PEAK_USED_BYTES.fetch_max(bytes, Ordering::Relaxed);
 }
 
@@ -65,8 +78,9 @@ pub struct GcSnapshot {
 
 pub fn gc_snapshot() -> GcSnapshot {
     GcSnapshot {
-        count: GC_COUNT.load(Ordering::SeqCst),
-        nanos: GC_NANOS.load(Ordering::SeqCst),
+        // Relaxed: statistics, read between GCs (see "Orderings").
+        count: GC_COUNT.load(Ordering::Relaxed),
+        nanos: GC_NANOS.load(Ordering::Relaxed),
     }
 }
 

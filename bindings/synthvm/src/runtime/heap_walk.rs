@@ -5,7 +5,7 @@
 use std::collections::HashSet;
 
 use mmtk::memory_manager;
-use mmtk::util::{Address, ObjectReference};
+use mmtk::util::ObjectReference;
 
 use super::{heap, roots, safepoint};
 use crate::object;
@@ -21,14 +21,14 @@ fn shadow_stack_objects() -> Vec<ObjectReference> {
     safepoint::with_threads(|threads| {
         let mut objects = Vec::new();
         for t in threads {
-            let (roots, len) = unsafe { ((*t.0).roots, (*t.0).roots_len) };
+            // SAFETY: a registered context is alive while the registry is locked, and its
+            // shadow stack is not written meanwhile: the callers run with the world stopped
+            // or as the only mutator.
+            let (stack, len) = unsafe { ((*t.0).roots, (*t.0).roots_len) };
             for i in 0..len {
-                let v = unsafe { *roots.add(i) };
-                if let Some(o) =
-                    ObjectReference::from_raw_address(unsafe { Address::from_usize(v) })
-                {
-                    objects.push(o);
-                }
+                // SAFETY: `i` is below the depth, inside the shadow stack (as above).
+                let v = unsafe { *stack.add(i) };
+                objects.extend(roots::object_at(v));
             }
         }
         objects
@@ -123,6 +123,8 @@ pub fn corrupt_for_test() -> bool {
     while let Some(o) = work.pop() {
         if object::payload_words(o) > 0 {
             let a = object::ref_slot(o, object::nrefs_of(o));
+            // SAFETY: the first payload word of a live object (it has at least one), right
+            // after its reference fields; the caller is the only mutator (at boot).
             unsafe { a.store::<u64>(a.load::<u64>() ^ 0x10) };
             return true;
         }

@@ -20,6 +20,13 @@ use crate::stats;
 /// Object references returned by this API are only valid until the next allocation or
 /// safepoint poll (a GC may move the object).  Anything that must survive has to be kept in
 /// the shadow stack (`push`/`get`/`set`) or a global root, and re-read after allocating.
+///
+/// `ctx` is the context `attach` allocated for this thread; it stays valid until `drop` frees
+/// it.  Only this thread writes its fields (but `state`, see `safepoint`); a GC thread reads
+/// `roots`/`roots_len` and updates the shadow stack's slots only while this thread is stopped
+/// or in native, when it does not touch them.  So the methods below access the context through
+/// the raw pointer, field by field, and never hold a `&mut` to all of it: a GC thread may read
+/// its `state` at any time.
 pub struct Mu {
     ctx: *mut ThreadCtx,
     barrier: bool,
@@ -41,6 +48,9 @@ impl Mu {
         safepoint::register(ctx);
         // We are IN_VM and registered, so no GC can proceed while the mutator is created.
         let m = memory_manager::bind_mutator(mmtk(), ThreadCtx::tls(ctx));
+        // SAFETY: `ctx` was allocated above and is freed only by `drop`; no other thread uses
+        // its `mutator` field before this thread is stopped, which cannot happen before this
+        // store: a GC needs this thread, registered and IN_VM, at a safepoint first.
         unsafe { (*ctx).mutator = Box::into_raw(m) };
         Mu {
             ctx,
@@ -53,11 +63,15 @@ impl Mu {
     }
 
     pub fn id(&self) -> usize {
+        // SAFETY: `self.ctx` is valid while `self` lives, and `id` is never written after
+        // `attach` (see `Mu`).
         unsafe { (*self.ctx).id }
     }
 
     /// Bytes this mutator has allocated so far.
     pub fn allocated_bytes(&self) -> u64 {
+        // SAFETY: `self.ctx` is valid while `self` lives, and only this thread writes
+        // `alloc_bytes` (see `Mu`).
         unsafe { (*self.ctx).alloc_bytes }
     }
 
@@ -72,6 +86,9 @@ impl Mu {
 
     #[cold]
     fn safepoint_slow(&self) {
+        // SAFETY: `self.ctx` is valid while `self` lives; a shared reference to it is sound
+        // while a GC thread reads it (no other thread writes the context, and `state` is
+        // atomic).
         safepoint::park(unsafe { &*self.ctx });
     }
 
@@ -85,11 +102,13 @@ impl Mu {
     /// Mark this thread as blocked / in native code: a GC may run without waiting for it (its
     /// shadow stack is still scanned).  The thread must not touch the heap until `leave_native`.
     pub fn enter_native(&self) {
+        // SAFETY: as in `safepoint_slow`.
         safepoint::enter_native(unsafe { &*self.ctx });
     }
 
     /// Return from native: waits for any GC in progress.
     pub fn leave_native(&self) {
+        // SAFETY: as in `safepoint_slow`.
         safepoint::leave_native(unsafe { &*self.ctx });
     }
 
@@ -112,6 +131,14 @@ impl Mu {
         } else {
             AllocationSemantics::Default
         };
+        // SAFETY: `self.ctx` is valid while `self` lives and its mutator was bound in `attach`.
+        // This thread is IN_VM, so no GC thread uses the mutator, except while this thread
+        // waits in `block_for_gc` inside `memory_manager::alloc`: then MMTk itself uses it
+        // through `ActivePlan` until the GC is over, as MMTk's binding contract provides for
+        // (every binding hands MMTk its mutators this way).  `addr` is a fresh cell of `size` bytes,
+        // 8-byte aligned (MIN_ALIGNMENT), with `size` from `object_size`, as `init_object`
+        // requires, and non-zero, so it is a valid object reference once initialised.  The
+        // counters and histograms are this thread's own fields.
         unsafe {
             let ctx = self.ctx;
             let m = &mut *(*ctx).mutator;
@@ -142,10 +169,15 @@ impl Mu {
     pub fn write_ref(&self, src: ObjectReference, i: usize, target: Option<ObjectReference>) {
         debug_assert!(i < object::nrefs_of(src));
         let slot = object::ref_slot(src, i);
+        // SAFETY: `src` is a live synthvm object and `i` one of its reference fields
+        // (debug-asserted): an aligned word inside it.  This thread is IN_VM, so no GC moves
+        // or scans `src` meanwhile.
         unsafe {
             slot.store::<usize>(target.map(|t| t.to_raw_address().as_usize()).unwrap_or(0));
         }
         if self.barrier {
+            // SAFETY: this thread's bound mutator (see `alloc`); no GC thread uses it while
+            // this thread is IN_VM.
             let m = unsafe { &mut *(*self.ctx).mutator };
             memory_manager::object_reference_write_post(
                 m,
@@ -171,14 +203,16 @@ impl Mu {
 
     #[inline(always)]
     pub fn push_opt(&self, o: Option<ObjectReference>) -> usize {
+        // SAFETY: `self.ctx` is valid while `self` lives, and only this thread, IN_VM, touches
+        // its shadow stack now (see `Mu`); `i` is checked against the stack's capacity.
         unsafe {
-            let ctx = &mut *self.ctx;
-            let i = ctx.roots_len;
+            let ctx = self.ctx;
+            let i = (*ctx).roots_len;
             if i >= SHADOW_STACK_SLOTS {
                 exit::failed("shadow stack overflow");
             }
-            *ctx.roots.add(i) = o.map(|o| o.to_raw_address().as_usize()).unwrap_or(0);
-            ctx.roots_len = i + 1;
+            *(*ctx).roots.add(i) = o.map(|o| o.to_raw_address().as_usize()).unwrap_or(0);
+            (*ctx).roots_len = i + 1;
             i
         }
     }
@@ -191,34 +225,43 @@ impl Mu {
 
     #[inline(always)]
     pub fn get_opt(&self, i: usize) -> Option<ObjectReference> {
+        // SAFETY: `self.ctx` is valid while `self` lives, and only this thread, IN_VM, touches
+        // its shadow stack now (see `Mu`).  `i` is below the depth, so inside the stack: the
+        // caller's contract (indices come from `push` and `depth`), checked in debug builds
+        // only, to keep the checks off the workloads' hot path.  A slot holds 0 or an object's
+        // address.
         unsafe {
-            let ctx = &*self.ctx;
-            debug_assert!(i < ctx.roots_len);
-            ObjectReference::from_raw_address(Address::from_usize(*ctx.roots.add(i)))
+            let ctx = self.ctx;
+            debug_assert!(i < (*ctx).roots_len);
+            ObjectReference::from_raw_address(Address::from_usize(*(*ctx).roots.add(i)))
         }
     }
 
     #[inline(always)]
     pub fn set(&self, i: usize, o: Option<ObjectReference>) {
+        // SAFETY: as in `get_opt` (`i` below the depth is the caller's contract).
         unsafe {
-            let ctx = &mut *self.ctx;
-            debug_assert!(i < ctx.roots_len);
-            *ctx.roots.add(i) = o.map(|o| o.to_raw_address().as_usize()).unwrap_or(0);
+            let ctx = self.ctx;
+            debug_assert!(i < (*ctx).roots_len);
+            *(*ctx).roots.add(i) = o.map(|o| o.to_raw_address().as_usize()).unwrap_or(0);
         }
     }
 
     #[inline(always)]
     pub fn depth(&self) -> usize {
+        // SAFETY: `self.ctx` is valid while `self` lives; only this thread writes `roots_len`.
         unsafe { (*self.ctx).roots_len }
     }
 
     /// Pop roots down to `depth`.
     #[inline(always)]
     pub fn truncate(&self, depth: usize) {
+        // SAFETY: `self.ctx` is valid while `self` lives, and only this thread, IN_VM, touches
+        // its shadow stack now (see `Mu`).  Lowering the depth frees no memory.
         unsafe {
-            let ctx = &mut *self.ctx;
-            debug_assert!(depth <= ctx.roots_len);
-            ctx.roots_len = depth;
+            let ctx = self.ctx;
+            debug_assert!(depth <= (*ctx).roots_len);
+            (*ctx).roots_len = depth;
         }
     }
 
@@ -240,6 +283,11 @@ impl Drop for Mu {
     /// mutator with no GC in progress and the coordination lock held, so none starts meanwhile
     /// (OpenJDK: under `Threads_lock`, which a safepoint holds).
     fn drop(&mut self) {
+        // SAFETY: `ctx`, its mutator and its shadow stack were allocated by `attach` with
+        // `Box` and are freed here, once.  The mutator is destroyed while no GC can use it
+        // (this thread is IN_VM and registered, or, with `--late-exit`, deregistered with the
+        // lock held and no GC in progress), and the memory is freed after `deregister`: no GC
+        // thread can reach the context any more (the registry is how it finds threads).
         unsafe {
             let ctx = self.ctx;
             let m = (*ctx).mutator;

@@ -8,6 +8,8 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 const WINDOW: u64 = 50;
+/// Only `after_gc` touches it, from `resume_mutators`, one GC at a time (MMTk orders one GC's
+/// hooks before the next GC's): `Relaxed` is enough, the atomic only makes it a safe static.
 static BAD_IN_A_ROW: AtomicU64 = AtomicU64::new(0);
 
 fn enabled() -> bool {
@@ -27,7 +29,7 @@ pub fn after_gc(used_after: usize, mutator_nanos: u64, gc_nanos: u64) {
     let free = heap.saturating_sub(used_after);
     let bad = free * 50 < heap && mutator_nanos < gc_nanos;
     if bad {
-        let n = BAD_IN_A_ROW.fetch_add(1, Ordering::SeqCst) + 1;
+        let n = BAD_IN_A_ROW.fetch_add(1, Ordering::Relaxed) + 1;
         if n >= WINDOW {
             crate::exit::out_of_memory(&format!(
                 "GC overhead limit exceeded: {} consecutive GCs each left less than 2% of the heap free ({} KiB used after the last one)",
@@ -36,6 +38,7 @@ pub fn after_gc(used_after: usize, mutator_nanos: u64, gc_nanos: u64) {
             ));
         }
     } else {
-        BAD_IN_A_ROW.store(0, Ordering::SeqCst);
+        // Relaxed: see `BAD_IN_A_ROW`.
+        BAD_IN_A_ROW.store(0, Ordering::Relaxed);
     }
 }

@@ -17,6 +17,16 @@
 //! flag, bumps the completed-GC counter and wakes everyone.  A thread in `block_for_gc` waits
 //! for the completed-GC counter to move past the value it saw on entry: the GC it is waiting
 //! for cannot finish before it parks, because that GC needs it stopped.
+//!
+//! # Orderings
+//!
+//! `COORD` (a mutex) orders everything here: a thread's `state` is read and written only with
+//! it held, so those accesses are `Relaxed` (the atomic only makes the shared field
+//! data-race free; the lock's acquire and release do the ordering).  `GC_REQUESTED` is a hint
+//! for the poll's fast path, read `Relaxed` without the lock: a poll that sees it set takes
+//! the lock and re-checks `Coord::gc_requested`, which is what counts; one that misses it polls
+//! again soon, and a stronger ordering would not make the store visible sooner.  So its stores
+//! are `Relaxed` too.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard};
@@ -24,7 +34,8 @@ use std::time::{Duration, Instant};
 
 use super::threads::{CtxPtr, ThreadCtx};
 
-/// The safepoint flag every mutator polls.
+/// The safepoint flag every mutator polls: a copy of `Coord::gc_requested`, written with
+/// `COORD` held, read without it (see "Orderings").
 static GC_REQUESTED: AtomicBool = AtomicBool::new(false);
 
 pub(super) const IN_VM: u8 = 0;
@@ -112,6 +123,7 @@ pub(crate) fn with_threads<R>(f: impl FnOnce(&[CtxPtr]) -> R) -> R {
 /// Whether a GC wants the mutators stopped: the safepoint poll's fast path.
 #[inline(always)]
 pub(super) fn gc_requested() -> bool {
+    // Relaxed: a hint; `park` re-checks under COORD (see "Orderings").
     GC_REQUESTED.load(Ordering::Relaxed)
 }
 
@@ -122,18 +134,20 @@ pub(super) fn park(ctx: &ThreadCtx) {
     if !g.gc_requested {
         return;
     }
-    ctx.state.store(AT_SAFEPOINT, Ordering::SeqCst);
+    // Relaxed: `state` is accessed only with COORD held (see "Orderings").
+    ctx.state.store(AT_SAFEPOINT, Ordering::Relaxed);
     COND.notify_all();
     while g.gc_requested {
         g = wait(g);
     }
-    ctx.state.store(IN_VM, Ordering::SeqCst);
+    ctx.state.store(IN_VM, Ordering::Relaxed);
 }
 
 /// `ctx`'s thread is blocked or in native code: a GC may run without waiting for it.
 pub(super) fn enter_native(ctx: &ThreadCtx) {
     let _g = coord();
-    ctx.state.store(IN_NATIVE, Ordering::SeqCst);
+    // Relaxed: under COORD.
+    ctx.state.store(IN_NATIVE, Ordering::Relaxed);
     COND.notify_all();
 }
 
@@ -143,7 +157,8 @@ pub(super) fn leave_native(ctx: &ThreadCtx) {
     while g.gc_requested {
         g = wait(g);
     }
-    ctx.state.store(IN_VM, Ordering::SeqCst);
+    // Relaxed: under COORD.
+    ctx.state.store(IN_VM, Ordering::Relaxed);
 }
 
 // --- the GC's side (`Collection`) -------------------------------------------------------------
@@ -153,11 +168,14 @@ pub(super) fn leave_native(ctx: &ThreadCtx) {
 pub(crate) fn stop_mutators() -> Vec<CtxPtr> {
     let mut g = coord();
     g.gc_requested = true;
-    GC_REQUESTED.store(true, Ordering::SeqCst);
+    // Relaxed: a hint for the polls; `g.gc_requested` is what they act on (see "Orderings").
+    GC_REQUESTED.store(true, Ordering::Relaxed);
     while g
         .threads
         .iter()
-        .any(|t| unsafe { (*t.0).state.load(Ordering::SeqCst) } == IN_VM)
+        // SAFETY: a registered context is alive (it is freed only after `deregister`, which
+        // needs this lock), and `state` is atomic.  Relaxed: under COORD.
+        .any(|t| unsafe { (*t.0).state.load(Ordering::Relaxed) } == IN_VM)
     {
         g = wait(g);
     }
@@ -168,7 +186,8 @@ pub(crate) fn stop_mutators() -> Vec<CtxPtr> {
 pub(crate) fn resume_mutators() {
     let mut g = coord();
     g.gc_requested = false;
-    GC_REQUESTED.store(false, Ordering::SeqCst);
+    // Relaxed: a hint, as in `stop_mutators`.
+    GC_REQUESTED.store(false, Ordering::Relaxed);
     g.completed_gcs += 1;
     COND.notify_all();
 }
@@ -177,12 +196,17 @@ pub(crate) fn resume_mutators() {
 pub(crate) fn block_for_gc(ctx: *mut ThreadCtx) {
     let mut g = coord();
     let seen = g.completed_gcs;
-    unsafe { &*ctx }.state.store(AT_SAFEPOINT, Ordering::SeqCst);
+    // SAFETY: `ctx` is the calling thread's own live context (from the tls MMTk passed); a
+    // shared reference is sound (see `Mu`).  Relaxed: under COORD.
+    unsafe { &*ctx }
+        .state
+        .store(AT_SAFEPOINT, Ordering::Relaxed);
     COND.notify_all();
     // Wait for the GC we asked for, and also for any GC that started before we got to run
     // again: our state is still AT_SAFEPOINT, so that GC did not wait for us.
     while g.completed_gcs == seen || g.gc_requested {
         g = wait(g);
     }
-    unsafe { &*ctx }.state.store(IN_VM, Ordering::SeqCst);
+    // SAFETY: as above.  Relaxed: under COORD.
+    unsafe { &*ctx }.state.store(IN_VM, Ordering::Relaxed);
 }

@@ -62,6 +62,8 @@ impl ThreadCtx {
 
     pub(crate) fn from_tls(tls: VMMutatorThread) -> *mut ThreadCtx {
         let p = tls.0 .0.to_address().to_mut_ptr::<ThreadCtx>();
+        // SAFETY: MMTk hands back only tls values this binding gave it for mutators
+        // (`ThreadCtx::tls` of a registered, live context); the check is a debug aid.
         debug_assert!(unsafe { (*p).magic } == CTX_MAGIC);
         p
     }
@@ -70,6 +72,9 @@ impl ThreadCtx {
 /// A registered thread's context, as kept in the thread registry (`safepoint`).
 #[derive(Copy, Clone, PartialEq, Eq)]
 pub(crate) struct CtxPtr(pub(crate) *mut ThreadCtx);
+// SAFETY: a context is shared between its thread and GC threads by design; who may touch
+// which field when is the safepoint protocol's business (see `Mu` and `safepoint`), not the
+// pointer's, and the registry only moves the pointer between threads.
 unsafe impl Send for CtxPtr {}
 
 impl CtxPtr {

@@ -15,11 +15,16 @@ impl ActivePlan<SynthVM> for SynthActivePlan {
     }
 
     fn mutator(tls: VMMutatorThread) -> &'static mut Mutator<SynthVM> {
+        // SAFETY: `tls` is a registered mutator thread's (MMTk asks only for those), whose
+        // context and bound mutator are alive; MMTk asks for it when the thread is stopped or
+        // from the thread itself, so the reference is not used concurrently.
         unsafe { &mut *(*ThreadCtx::from_tls(tls)).mutator }
     }
 
     fn mutators<'a>() -> Box<dyn Iterator<Item = &'a mut Mutator<SynthVM>> + 'a> {
         let threads = safepoint::threads();
+        // SAFETY: `CtxPtr::mutator`'s contract: MMTk iterates the mutators during a GC, with
+        // every registered thread stopped or in native, when no thread can deregister.
         Box::new(threads.into_iter().map(|t| unsafe { t.mutator() }))
     }
 

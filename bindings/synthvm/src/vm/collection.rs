@@ -22,11 +22,16 @@ impl Collection<SynthVM> for SynthCollection {
         F: FnMut(&'static mut Mutator<SynthVM>),
     {
         let start = stats::now_nanos();
-        stats::GC_START.store(start, Ordering::SeqCst);
+        // Relaxed: a statistic, read by this GC's `resume_mutators`, which MMTk runs after
+        // this hook (see `stats`' "Orderings").
+        stats::GC_START.store(start, Ordering::Relaxed);
         let threads = safepoint::stop_mutators();
         let used = memory_manager::used_bytes(mmtk());
+        // Relaxed: a statistic.
         stats::PEAK_USED_BYTES_BEFORE_GC.fetch_max(used, Ordering::Relaxed);
         for t in threads {
+            // SAFETY: `CtxPtr::mutator`'s contract: every registered thread is now stopped or
+            // in native, and none can deregister until `resume_mutators`.
             mutator_visitor(unsafe { t.mutator() });
         }
     }
@@ -36,7 +41,8 @@ impl Collection<SynthVM> for SynthCollection {
             if let Err(e) = runtime::verify_heap() {
                 exit::failed(&format!(
                     "heap verification after GC #{} failed: {}",
-                    stats::GC_COUNT.load(Ordering::SeqCst) + 1,
+                    // Relaxed: a statistic, written only by earlier GCs' `resume_mutators`.
+                    stats::GC_COUNT.load(Ordering::Relaxed) + 1,
                     e
                 ));
             }
@@ -44,11 +50,13 @@ impl Collection<SynthVM> for SynthCollection {
         let used = memory_manager::used_bytes(mmtk());
         stats::note_used(used);
         let end = stats::now_nanos();
-        let start = stats::GC_START.load(Ordering::SeqCst);
+        // Relaxed: statistics, written by one GC at a time; mutators read them between GCs,
+        // ordered by the safepoint handshake below (see `stats`' "Orderings").
+        let start = stats::GC_START.load(Ordering::Relaxed);
         let gc_nanos = end.saturating_sub(start);
-        stats::GC_NANOS.fetch_add(gc_nanos, Ordering::SeqCst);
-        stats::GC_COUNT.fetch_add(1, Ordering::SeqCst);
-        let prev_end = stats::LAST_GC_END.swap(end, Ordering::SeqCst);
+        stats::GC_NANOS.fetch_add(gc_nanos, Ordering::Relaxed);
+        stats::GC_COUNT.fetch_add(1, Ordering::Relaxed);
+        let prev_end = stats::LAST_GC_END.swap(end, Ordering::Relaxed);
         overhead_limit::after_gc(used, start.saturating_sub(prev_end), gc_nanos);
 
         safepoint::resume_mutators();

@@ -31,6 +31,9 @@ impl ObjectModel<SynthVM> for SynthObjectModel {
         let bytes = object::size_of(from);
         let dst = copy_context.alloc_copy(from, bytes, 8, 0, semantics);
         debug_assert!(!dst.is_zero());
+        // SAFETY: `from` is a live object of `bytes` bytes; `dst` is a fresh cell of `bytes`
+        // bytes MMTk just allocated for the copy, in another region (to-space), so the ranges
+        // do not overlap.
         unsafe {
             std::ptr::copy_nonoverlapping(
                 from.to_raw_address().to_ptr::<u8>(),
@@ -38,6 +41,8 @@ impl ObjectModel<SynthVM> for SynthObjectModel {
                 bytes,
             );
         }
+        // SAFETY: `dst` is non-zero (debug-asserted; `alloc_copy` does not return 0) and 8-byte
+        // aligned, and now holds the object: a valid object reference.
         let to = unsafe { ObjectReference::from_raw_address_unchecked(dst) };
         copy_context.post_copy(to, bytes, semantics);
         to
@@ -47,6 +52,8 @@ impl ObjectModel<SynthVM> for SynthObjectModel {
         let bytes = object::size_of(from);
         if from != to {
             // MarkCompact slides objects towards lower addresses: ranges may overlap.
+            // SAFETY: `from` is a live object of `bytes` bytes and `to` the address MMTk chose
+            // for it, with room for `bytes` bytes; `copy` allows the overlap.
             unsafe {
                 std::ptr::copy(
                     from.to_raw_address().to_ptr::<u8>(),

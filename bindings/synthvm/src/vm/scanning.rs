@@ -25,6 +25,7 @@ impl Scanning<SynthVM> for SynthScanning {
         let base = object::ref_slot(object, 0);
         for i in 0..n {
             let slot = base + i * 8;
+            // SAFETY: reference field `i` of a live object (`i < nrefs_of(object)`).
             if unsafe { slot.load::<usize>() } != 0 {
                 slot_visitor.visit_slot(SimpleSlot::from_address(slot));
             }
@@ -39,10 +40,15 @@ impl Scanning<SynthVM> for SynthScanning {
         mut factory: impl RootsWorkFactory<SimpleSlot>,
     ) {
         let ctx = ThreadCtx::from_tls(mutator.mutator_tls);
-        let (roots, len) = unsafe { ((*ctx).roots, (*ctx).roots_len) };
+        // SAFETY: MMTk scans a mutator's roots while its thread is stopped (AT_SAFEPOINT or
+        // IN_NATIVE), when the thread does not touch its context or shadow stack, and the
+        // context is alive while the thread is registered.
+        let (stack, len) = unsafe { ((*ctx).roots, (*ctx).roots_len) };
         let mut slots = Vec::with_capacity(len);
         for i in 0..len {
-            let p = unsafe { roots.add(i) };
+            // SAFETY: `i < len`, inside the shadow stack's allocation (as above).
+            let p = unsafe { stack.add(i) };
+            // SAFETY: a slot in use of the shadow stack (as above).
             if unsafe { *p } != 0 {
                 slots.push(SimpleSlot::from_address(Address::from_mut_ptr(p)));
             }

@@ -149,7 +149,7 @@ impl Lusearch {
         let mut r = Rng::derive(self.p.seed, 0x11FE + iter as u64, tid as u64);
         let mut want: Vec<(usize, usize)> = JVM_LIVE_PER_THREAD
             .iter()
-            .flat_map(|&(n, lo, hi)| std::iter::repeat((lo, hi)).take(n))
+            .flat_map(|&(n, lo, hi)| std::iter::repeat_n((lo, hi), n))
             .collect();
         for i in (1..want.len()).rev() {
             want.swap(i, r.below(i as u64 + 1) as usize);
