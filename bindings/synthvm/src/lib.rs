@@ -20,7 +20,11 @@ use std::time::Instant;
 use runtime::Mu;
 use workloads::{Params, Workload};
 
-/// The mmtk features this build enables (through synthvm's own features).
+/// The features this build enables: synthvm's own (each but `shardsweep` forwards to the mmtk
+/// feature of its name), then `mmtk/shardsweep` when the mmtk crate synthvm links was built
+/// with the shardsweep space.  That one is a feature of the patched mmtk copy, enabled as
+/// `--features mmtk/shardsweep`, not through a synthvm feature, so `cfg!` cannot see it: it is
+/// read from mmtk's own build information ([`mmtk_has_shardsweep`]).
 pub fn enabled_features() -> Vec<&'static str> {
     let mut v = Vec::new();
     if cfg!(feature = "shardsweep") {
@@ -37,6 +41,9 @@ pub fn enabled_features() -> Vec<&'static str> {
     }
     if cfg!(feature = "extreme_assertions") {
         v.push("extreme_assertions");
+    }
+    if mmtk_has_shardsweep() {
+        v.push("mmtk/shardsweep");
     }
     v
 }
@@ -107,9 +114,17 @@ pub const SPACE_SETTINGS: [&str; 12] = [
 /// Whether the mmtk crate was built with the shardsweep space (feature `shardsweep` of the
 /// patched copy, enabled as `--features mmtk/shardsweep`, so not visible as a synthvm feature).
 pub fn mmtk_has_shardsweep() -> bool {
-    mmtk::build_info::MMTK_FEATURES
-        .split(',')
-        .any(|f| f.trim().eq_ignore_ascii_case("shardsweep"))
+    feature_listed(mmtk::build_info::MMTK_FEATURES, "shardsweep")
+}
+
+/// Whether `feature` is in `list`, a build's features as mmtk's build info gives them (comma
+/// separated, upper case, `-` as `_`: "DEFAULT, SHARDSWEEP").
+fn feature_listed(list: &str, feature: &str) -> bool {
+    list.split(',').any(|f| {
+        f.trim()
+            .replace('-', "_")
+            .eq_ignore_ascii_case(&feature.replace('-', "_"))
+    })
 }
 
 /// One line on stderr when a shardsweep setting is given to a build without the space (stock
@@ -384,4 +399,40 @@ mutator objects bytes classes classes_per_MiB_mean classes_per_MiB_max windows s
     let _ = std::io::stdout().flush();
     // GC worker threads never return; leave without waiting for them.
     exit::leave(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn feature_list_parsing() {
+        assert!(feature_listed("DEFAULT, SHARDSWEEP", "shardsweep"));
+        assert!(feature_listed("SHARDSWEEP", "shardsweep"));
+        assert!(feature_listed("DEFAULT,SANITY,SHARDSWEEP", "shardsweep"));
+        assert!(!feature_listed("DEFAULT, SHARDSWEEP_X", "shardsweep"));
+        assert!(!feature_listed("DEFAULT", "shardsweep"));
+        assert!(!feature_listed("", "shardsweep"));
+        assert!(feature_listed(
+            "DEFAULT, MALLOC_MARK_SWEEP",
+            "malloc_mark_sweep"
+        ));
+    }
+
+    /// `mmtk/shardsweep` is reported exactly when the linked mmtk has the space (in a build
+    /// without `--features mmtk/shardsweep` it is absent; `tests/features.rs` checks both
+    /// against the space itself).
+    #[test]
+    fn enabled_features_name_mmtk_shardsweep() {
+        assert_eq!(
+            enabled_features().contains(&"mmtk/shardsweep"),
+            mmtk_has_shardsweep()
+        );
+        assert_eq!(
+            mmtk_has_shardsweep(),
+            mmtk::build_info::MMTK_FEATURES
+                .to_ascii_lowercase()
+                .contains("shardsweep")
+        );
+    }
 }
