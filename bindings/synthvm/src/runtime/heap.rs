@@ -1,6 +1,10 @@
 //! Building MMTk (`init_heap`) and the run's settings, fixed at start-up and read from then on
 //! (the plan, the heap size, the barrier and large-object threshold of the plan, `--verify`,
 //! `--histogram`, `--late-exit`).
+//!
+//! The settings are atomics only to be safe statics: `init_heap` writes them once, before MMTk
+//! spawns its GC threads and before any mutator thread is spawned (spawning a thread orders
+//! what its parent did before it), so every access is `Relaxed`.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::OnceLock;

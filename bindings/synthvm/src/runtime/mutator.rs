@@ -299,6 +299,7 @@ impl Drop for Mu {
                 // Still IN_VM: no GC can run while the mutator is being destroyed.
                 memory_manager::destroy_mutator(&mut *m);
             }
+            // Relaxed: statistics, read after this thread is joined (see `stats`).
             stats::ALLOC_COUNT.fetch_add((*ctx).allocs, Ordering::Relaxed);
             stats::ALLOC_BYTES.fetch_add((*ctx).alloc_bytes, Ordering::Relaxed);
             if let Some(h) = (*ctx).histogram.take() {

@@ -64,6 +64,7 @@ impl Scanning<SynthVM> for SynthScanning {
     ) {
         let mut slots = Vec::new();
         for slot in roots::used_slots() {
+            // Relaxed: ordered by the safepoint handshake (see `runtime::roots`).
             if slot.load(Ordering::Relaxed) != 0 {
                 slots.push(SimpleSlot::from_address(Address::from_ptr(
                     slot as *const AtomicUsize,
