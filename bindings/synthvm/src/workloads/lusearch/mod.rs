@@ -44,7 +44,7 @@ use crate::runtime::{alloc_global_root, GlobalRoot, Mu};
 use index::TI_TEXT;
 use query::result_sum;
 
-pub(super) const TERM_CACHE: usize = 64;
+const TERM_CACHE: usize = 64;
 const TERM_INDEX_INTERVAL: usize = 32;
 
 pub struct Lusearch {
@@ -96,8 +96,8 @@ impl Lusearch {
 
 // Per-thread searcher state, rooted at the bottom of the thread's shadow stack.
 const S_SEARCHER: usize = 0; // Plain [norms, termcache, buf, buf2, norms2, termindex]
-pub(super) const S_NORMS: usize = 1;
-pub(super) const S_TERMCACHE: usize = 2;
+const S_NORMS: usize = 1;
+const S_TERMCACHE: usize = 2;
 
 impl Workload for Lusearch {
     fn boot(&mut self, mu: &Mu) -> Result<(), String> {
