@@ -73,7 +73,14 @@ pub const PLANS: [(&str, PlanSelector); 9] = [
     ("PageProtect", PlanSelector::PageProtect),
 ];
 
-pub const WORKLOADS: [&str; 6] = ["lusearch", "lusearch-jvm", "gcbench", "fragger", "hog", "custom"];
+pub const WORKLOADS: [&str; 6] = [
+    "lusearch",
+    "lusearch-jvm",
+    "gcbench",
+    "fragger",
+    "hog",
+    "custom",
+];
 
 pub fn parse_plan(s: &str) -> Option<PlanSelector> {
     PLANS
@@ -83,7 +90,11 @@ pub fn parse_plan(s: &str) -> Option<PlanSelector> {
 }
 
 pub fn plan_name(p: PlanSelector) -> &'static str {
-    PLANS.iter().find(|(_, q)| *q == p).map(|(n, _)| *n).unwrap_or("?")
+    PLANS
+        .iter()
+        .find(|(_, q)| *q == p)
+        .map(|(n, _)| *n)
+        .unwrap_or("?")
 }
 
 /// Parse a size: plain number = `default_unit` bytes, or a number with a k/m/g suffix.
@@ -137,7 +148,13 @@ pub fn parse(args: &[String]) -> Result<Parsed, String> {
         };
         let takes_value = matches!(
             name,
-            "-t" | "--threads" | "-n" | "--iterations" | "--heap" | "--plan" | "--seed" | "--size"
+            "-t" | "--threads"
+                | "-n"
+                | "--iterations"
+                | "--heap"
+                | "--plan"
+                | "--seed"
+                | "--size"
                 | "--workload-file"
         );
         let value = if takes_value {
@@ -175,8 +192,9 @@ pub fn parse(args: &[String]) -> Result<Parsed, String> {
                 o.iterations = n;
             }
             "--heap" => {
-                o.heap_bytes =
-                    Some(parse_size(v, 1 << 20).ok_or_else(|| format!("invalid heap size '{}'", v))?)
+                o.heap_bytes = Some(
+                    parse_size(v, 1 << 20).ok_or_else(|| format!("invalid heap size '{}'", v))?,
+                )
             }
             "--plan" => {
                 plan = Some(parse_plan(v).ok_or_else(|| {
@@ -189,8 +207,9 @@ pub fn parse(args: &[String]) -> Result<Parsed, String> {
             }
             "--seed" => o.seed = num(name, v)?,
             "--size" => {
-                o.size = Size::parse(v)
-                    .ok_or_else(|| format!("unknown size '{}' (expected small, default or large)", v))?
+                o.size = Size::parse(v).ok_or_else(|| {
+                    format!("unknown size '{}' (expected small, default or large)", v)
+                })?
             }
             "--verify" => o.verify = true,
             "--histogram" => o.histogram = true,
@@ -200,9 +219,13 @@ pub fn parse(args: &[String]) -> Result<Parsed, String> {
             _ if name.starts_with("-Xmx") => {
                 let s = &name[4..];
                 if !s.ends_with(['k', 'K', 'm', 'M', 'g', 'G']) {
-                    return Err(format!("invalid heap size '{}' (use e.g. -Xmx64m or -Xmx1g)", a));
+                    return Err(format!(
+                        "invalid heap size '{}' (use e.g. -Xmx64m or -Xmx1g)",
+                        a
+                    ));
                 }
-                o.heap_bytes = Some(parse_size(s, 1).ok_or_else(|| format!("invalid heap size '{}'", a))?);
+                o.heap_bytes =
+                    Some(parse_size(s, 1).ok_or_else(|| format!("invalid heap size '{}'", a))?);
             }
             _ if name.starts_with('-') && name.len() > 1 => {
                 return Err(format!("unknown option '{}' (see --help)", a))
@@ -216,7 +239,10 @@ pub fn parse(args: &[String]) -> Result<Parsed, String> {
         }
     }
     let Some(w) = workload else {
-        return Err(format!("no WORKLOAD given (expected one of: {})", WORKLOADS.join(", ")));
+        return Err(format!(
+            "no WORKLOAD given (expected one of: {})",
+            WORKLOADS.join(", ")
+        ));
     };
     if WORKLOADS.contains(&w.as_str()) {
         o.workload = w;
@@ -268,7 +294,10 @@ mod tests {
     #[test]
     fn heap_forms() {
         assert_eq!(ok(&["--heap", "64", "lusearch"]).heap_bytes, Some(64 << 20));
-        assert_eq!(ok(&["--heap=1536K", "lusearch"]).heap_bytes, Some(1536 << 10));
+        assert_eq!(
+            ok(&["--heap=1536K", "lusearch"]).heap_bytes,
+            Some(1536 << 10)
+        );
         assert_eq!(ok(&["-Xmx64m", "lusearch"]).heap_bytes, Some(64 << 20));
         assert_eq!(ok(&["-Xmx64M", "lusearch"]).heap_bytes, Some(64 << 20));
         assert_eq!(ok(&["-Xmx2g", "lusearch"]).heap_bytes, Some(2 << 30));
@@ -285,14 +314,22 @@ mod tests {
         }
         assert!(parse(&args(&["--plan", "G1", "gcbench"])).is_err());
         assert!(parse(&args(&["dacapo"])).is_err());
-        let o = ok(&["-t", "48", "-n", "3", "--seed", "9", "--size", "large", "--verify", "fragger"]);
-        assert_eq!((o.threads, o.iterations, o.seed, o.size, o.verify), (Some(48), 3, 9, Size::Large, true));
+        let o = ok(&[
+            "-t", "48", "-n", "3", "--seed", "9", "--size", "large", "--verify", "fragger",
+        ]);
+        assert_eq!(
+            (o.threads, o.iterations, o.seed, o.size, o.verify),
+            (Some(48), 3, 9, Size::Large, true)
+        );
         assert!(!o.final_gc);
         assert!(ok(&["--final-gc", "gcbench"]).final_gc);
         assert!(ok(&["--late-exit", "gcbench"]).late_exit);
         assert!(!ok(&["gcbench"]).late_exit);
         assert!(parse(&args(&["--final-gc=1", "gcbench"])).is_err());
         let o = ok(&["x/y.wl"]);
-        assert_eq!((o.workload.as_str(), o.workload_file.as_deref()), ("custom", Some("x/y.wl")));
+        assert_eq!(
+            (o.workload.as_str(), o.workload_file.as_deref()),
+            ("custom", Some("x/y.wl"))
+        );
     }
 }

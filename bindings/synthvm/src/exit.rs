@@ -14,16 +14,22 @@ pub const EXIT_OOM: i32 = 3;
 /// Exit status for an unexpected panic (a bug in synthvm or mmtk).
 pub const EXIT_PANIC: i32 = 101;
 
+/// Set by the first thread to end the process.  `Relaxed` everywhere: the `swap` alone picks a
+/// single winner (all read-modify-writes of one atomic are totally ordered), and the flag
+/// publishes no data: a loser only parks.  `is_exiting` is a shortcut: a thread that misses
+/// the flag there still loses at the `swap` in `terminate`.
 static EXITING: AtomicBool = AtomicBool::new(false);
 
 pub fn is_exiting() -> bool {
-    EXITING.load(Ordering::SeqCst)
+    // Relaxed: see `EXITING`.
+    EXITING.load(Ordering::Relaxed)
 }
 
 /// Print `msg` (one or more lines) on stderr and end the process with `code`, without running
 /// destructors or waiting for other threads (they may be blocked inside a GC); see [`leave`].
 pub fn terminate(code: i32, msg: &str) -> ! {
-    if EXITING.swap(true, Ordering::SeqCst) {
+    // Relaxed: see `EXITING`.
+    if EXITING.swap(true, Ordering::Relaxed) {
         // Somebody else is already ending the process.
         loop {
             std::thread::park();

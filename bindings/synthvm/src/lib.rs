@@ -1,12 +1,16 @@
 //! synthvm: a small, complete MMTk 0.33 VM binding running deterministic, multi-threaded GC
 //! workloads under every MMTk plan.  See README.md.
 
+// Every unsafe block says why it is sound, every unsafe fn what its caller must uphold.
+#![warn(clippy::undocumented_unsafe_blocks, clippy::missing_safety_doc)]
+
 pub mod cli;
 pub mod exit;
 pub mod object;
 pub mod rng;
 pub mod runtime;
 pub mod stats;
+pub mod vm;
 pub mod workloads;
 
 use std::fmt::Write as _;
@@ -16,7 +20,11 @@ use std::time::Instant;
 use runtime::Mu;
 use workloads::{Params, Workload};
 
-/// The mmtk features this build enables (through synthvm's own features).
+/// The features this build enables: synthvm's own (each but `shardsweep` forwards to the mmtk
+/// feature of its name), then `mmtk/shardsweep` when the mmtk crate synthvm links was built
+/// with the shardsweep space.  That one is a feature of the patched mmtk copy, enabled as
+/// `--features mmtk/shardsweep`, not through a synthvm feature, so `cfg!` cannot see it: it is
+/// read from mmtk's own build information ([`mmtk_has_shardsweep`]).
 pub fn enabled_features() -> Vec<&'static str> {
     let mut v = Vec::new();
     if cfg!(feature = "shardsweep") {
@@ -33,6 +41,9 @@ pub fn enabled_features() -> Vec<&'static str> {
     }
     if cfg!(feature = "extreme_assertions") {
         v.push("extreme_assertions");
+    }
+    if mmtk_has_shardsweep() {
+        v.push("mmtk/shardsweep");
     }
     v
 }
@@ -103,9 +114,17 @@ pub const SPACE_SETTINGS: [&str; 12] = [
 /// Whether the mmtk crate was built with the shardsweep space (feature `shardsweep` of the
 /// patched copy, enabled as `--features mmtk/shardsweep`, so not visible as a synthvm feature).
 pub fn mmtk_has_shardsweep() -> bool {
-    mmtk::build_info::MMTK_FEATURES
-        .split(',')
-        .any(|f| f.trim().eq_ignore_ascii_case("shardsweep"))
+    feature_listed(mmtk::build_info::MMTK_FEATURES, "shardsweep")
+}
+
+/// Whether `feature` is in `list`, a build's features as mmtk's build info gives them (comma
+/// separated, upper case, `-` as `_`: "DEFAULT, SHARDSWEEP").
+fn feature_listed(list: &str, feature: &str) -> bool {
+    list.split(',').any(|f| {
+        f.trim()
+            .replace('-', "_")
+            .eq_ignore_ascii_case(&feature.replace('-', "_"))
+    })
 }
 
 /// One line on stderr when a shardsweep setting is given to a build without the space (stock
@@ -192,7 +211,8 @@ pub fn run_main() -> ! {
     if let Err(e) = workload.boot(&main_mu) {
         exit::failed(&format!("{} boot: {}", wname, e));
     }
-    if std::env::var("SYNTHVM_TEST_CORRUPT").is_ok_and(|v| v == "1") && runtime::corrupt_for_test() {
+    if std::env::var("SYNTHVM_TEST_CORRUPT").is_ok_and(|v| v == "1") && runtime::corrupt_for_test()
+    {
         eprintln!("synthvm: SYNTHVM_TEST_CORRUPT: corrupted one object on purpose");
     }
     if let Err(e) = workload.verify(&main_mu, 0) {
@@ -208,7 +228,9 @@ pub fn run_main() -> ! {
     let mut last_allocs = 0u64;
     for iter in 0..o.iterations {
         let gc0 = stats::gc_snapshot();
-        let a0 = stats::ALLOC_COUNT.load(Ordering::SeqCst);
+        // Relaxed: a statistic; the previous iteration's threads added to it before they were
+        // joined (see `stats`' "Orderings").
+        let a0 = stats::ALLOC_COUNT.load(Ordering::Relaxed);
         let t0 = Instant::now();
         main_mu.native(|| {
             std::thread::scope(|s| {
@@ -236,7 +258,8 @@ pub fn run_main() -> ! {
             count: gc1.count - gc0.count,
             nanos: gc1.nanos - gc0.nanos,
         };
-        last_allocs = stats::ALLOC_COUNT.load(Ordering::SeqCst) - a0;
+        // Relaxed: as `a0`; this iteration's threads are joined.
+        last_allocs = stats::ALLOC_COUNT.load(Ordering::Relaxed) - a0;
         last_ms = ms;
         if iter + 1 < o.iterations {
             println!(
@@ -271,7 +294,9 @@ pub fn run_main() -> ! {
         let h = stats::histogram::take();
         let total: u64 = h.values().sum();
         let bytes: u64 = h.iter().map(|(s, c)| *s as u64 * c).sum();
-        eprintln!("# allocation size histogram: size_bytes count percent_of_objects percent_of_bytes");
+        eprintln!(
+            "# allocation size histogram: size_bytes count percent_of_objects percent_of_bytes"
+        );
         for (s, c) in &h {
             eprintln!(
                 "{} {} {:.3} {:.3}",
@@ -281,7 +306,12 @@ pub fn run_main() -> ! {
                 100.0 * (*s as u64 * c) as f64 / bytes as f64
             );
         }
-        eprintln!("# {} distinct sizes, {} objects, {} bytes", h.len(), total, bytes);
+        eprintln!(
+            "# {} distinct sizes, {} objects, {} bytes",
+            h.len(),
+            total,
+            bytes
+        );
         // Per mutator, in the order the threads finished (one line per thread per iteration).
         eprintln!(
             "# per-mutator size classes (bins 1..=48, <= 64 KiB; windows of 1 MiB of the thread's allocation): \
@@ -292,8 +322,11 @@ mutator objects bytes classes classes_per_MiB_mean classes_per_MiB_max windows s
         }
     }
 
-    let gc_ms = stats::GC_NANOS.load(Ordering::SeqCst) as f64 / 1e6;
-    let peak = stats::PEAK_USED_BYTES.load(Ordering::SeqCst);
+    // The report's statistics: every mutator is done and no GC can start (no thread allocates),
+    // and the last GC's writes are ordered before this by the safepoint handshake that resumed
+    // this thread, the mutators' by their joins: Relaxed loads (see `stats`' "Orderings").
+    let gc_ms = stats::GC_NANOS.load(Ordering::Relaxed) as f64 / 1e6;
+    let peak = stats::PEAK_USED_BYTES.load(Ordering::Relaxed);
     let feats = enabled_features()
         .iter()
         .map(|f| json_str(f))
@@ -307,7 +340,10 @@ mutator objects bytes classes classes_per_MiB_mean classes_per_MiB_max windows s
         0.0
     };
     let fg = |f: fn(usize, &runtime::LiveCensus) -> usize| -> String {
-        final_gc.as_ref().map(|(u, c)| f(*u, c).to_string()).unwrap_or_else(|| "null".into())
+        final_gc
+            .as_ref()
+            .map(|(u, c)| f(*u, c).to_string())
+            .unwrap_or_else(|| "null".into())
     };
     let mut j = String::new();
     let _ = write!(
@@ -336,18 +372,18 @@ mutator objects bytes classes classes_per_MiB_mean classes_per_MiB_max windows s
         boot_ms,
         total_ms - gc_ms,
         gc_ms,
-        stats::GC_COUNT.load(Ordering::SeqCst),
+        stats::GC_COUNT.load(Ordering::Relaxed),
         last_ms,
         last_ms - last_gc_ms,
         last_gc_ms,
         last_gc.count,
         peak,
         peak >> 12,
-        stats::PEAK_USED_BYTES_BEFORE_GC.load(Ordering::SeqCst),
+        stats::PEAK_USED_BYTES_BEFORE_GC.load(Ordering::Relaxed),
         final_used,
         stats::peak_rss_kib(),
-        stats::ALLOC_COUNT.load(Ordering::SeqCst),
-        stats::ALLOC_BYTES.load(Ordering::SeqCst),
+        stats::ALLOC_COUNT.load(Ordering::Relaxed),
+        stats::ALLOC_BYTES.load(Ordering::Relaxed),
         last_allocs,
         rate,
         o.final_gc,
@@ -363,4 +399,40 @@ mutator objects bytes classes classes_per_MiB_mean classes_per_MiB_max windows s
     let _ = std::io::stdout().flush();
     // GC worker threads never return; leave without waiting for them.
     exit::leave(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn feature_list_parsing() {
+        assert!(feature_listed("DEFAULT, SHARDSWEEP", "shardsweep"));
+        assert!(feature_listed("SHARDSWEEP", "shardsweep"));
+        assert!(feature_listed("DEFAULT,SANITY,SHARDSWEEP", "shardsweep"));
+        assert!(!feature_listed("DEFAULT, SHARDSWEEP_X", "shardsweep"));
+        assert!(!feature_listed("DEFAULT", "shardsweep"));
+        assert!(!feature_listed("", "shardsweep"));
+        assert!(feature_listed(
+            "DEFAULT, MALLOC_MARK_SWEEP",
+            "malloc_mark_sweep"
+        ));
+    }
+
+    /// `mmtk/shardsweep` is reported exactly when the linked mmtk has the space (in a build
+    /// without `--features mmtk/shardsweep` it is absent; `tests/features.rs` checks both
+    /// against the space itself).
+    #[test]
+    fn enabled_features_name_mmtk_shardsweep() {
+        assert_eq!(
+            enabled_features().contains(&"mmtk/shardsweep"),
+            mmtk_has_shardsweep()
+        );
+        assert_eq!(
+            mmtk_has_shardsweep(),
+            mmtk::build_info::MMTK_FEATURES
+                .to_ascii_lowercase()
+                .contains("shardsweep")
+        );
+    }
 }

@@ -83,7 +83,9 @@ pub fn pattern(h: u64, i: usize) -> u64 {
 
 #[inline(always)]
 pub fn meta_word(size: usize, nrefs: usize, kind: Kind) -> u64 {
-    ((size as u64 >> 3) << SIZE_SHIFT) | ((nrefs as u64) << NREFS_SHIFT) | ((MAGIC | kind as u64) << TAG_SHIFT)
+    ((size as u64 >> 3) << SIZE_SHIFT)
+        | ((nrefs as u64) << NREFS_SHIFT)
+        | ((MAGIC | kind as u64) << TAG_SHIFT)
 }
 
 /// The owner field for thread `id` (`usize::MAX` = the main thread), pre-shifted: OR it into a
@@ -97,9 +99,17 @@ pub const fn owner_bits(id: usize) -> u64 {
 /// [`owner_bits`] of the allocating thread.
 ///
 /// # Safety
-/// `addr` must point to at least `size` writable bytes.
+/// `addr` must point to at least `size` writable bytes, 8-byte aligned, with `size` a multiple
+/// of 8 of at least `HEADER_BYTES + 8 * nrefs` (as [`object_size`] computes it).
 #[inline(always)]
-pub unsafe fn init_object(addr: Address, size: usize, nrefs: usize, kind: Kind, hash: u64, owner: u64) {
+pub unsafe fn init_object(
+    addr: Address,
+    size: usize,
+    nrefs: usize,
+    kind: Kind,
+    hash: u64,
+    owner: u64,
+) {
     let p = addr.to_mut_ptr::<u64>();
     *p = hash;
     *p.add(1) = meta_word(size, nrefs, kind) | owner;
@@ -119,6 +129,9 @@ pub unsafe fn init_object(addr: Address, size: usize, nrefs: usize, kind: Kind, 
 
 #[inline(always)]
 fn word(o: ObjectReference, i: usize) -> u64 {
+    // SAFETY: `o` is a synthvm object (every reference synthvm handles is to an object it
+    // allocated and initialised, kept reachable by a root while in use), 8-byte aligned, and
+    // callers index within it: the two header words, then its fields and payload words.
     unsafe { *o.to_raw_address().to_ptr::<u64>().add(i) }
 }
 
@@ -162,6 +175,8 @@ pub fn ref_slot(o: ObjectReference, i: usize) -> Address {
 /// Load reference field `i` (no read barrier is needed by any MMTk 0.33 plan).
 #[inline(always)]
 pub fn load_ref(o: ObjectReference, i: usize) -> Option<ObjectReference> {
+    // SAFETY: `o` is a synthvm object and `i` one of its reference fields (callers index below
+    // `nrefs_of(o)`): an aligned, initialised word inside the object.
     let a = unsafe { ref_slot(o, i).load::<Address>() };
     ObjectReference::from_raw_address(a)
 }
@@ -196,7 +211,10 @@ pub fn check_header(o: ObjectReference) -> Result<(), String> {
     }
     let size = size_of(o);
     let nrefs = nrefs_of(o);
-    if size < HEADER_BYTES || size % 8 != 0 || size > MAX_OBJECT_BYTES || HEADER_BYTES + nrefs * 8 > size
+    if size < HEADER_BYTES
+        || size % 8 != 0
+        || size > MAX_OBJECT_BYTES
+        || HEADER_BYTES + nrefs * 8 > size
     {
         return Err(format!(
             "object {} has an inconsistent header: size {} bytes, {} reference fields",

@@ -1,9 +1,21 @@
 //! Run statistics: GC time and count (measured by the Collection hooks), MMTk's used pages,
 //! allocation counters, peak RSS.
+//!
+//! # Orderings
+//!
+//! Every atomic here is a statistic: each value stands alone and publishes no other data, so
+//! every access is `Relaxed` (`fetch_add`, `fetch_max` and `swap` are atomic whatever the
+//! ordering).  The GC's figures (`GC_*`, `LAST_GC_END`, `PEAK_USED_BYTES_BEFORE_GC`) are written
+//! between `stop_all_mutators` and `resume_mutators`, one GC at a time (MMTk's scheduler orders
+//! a GC's two hooks, and one GC's hooks before the next GC's).  Readers on a mutator thread
+//! read them in the VM, after the safepoint handshake (`COORD`) or a thread join that orders
+//! them after the last GC's writes and before the next GC's: that is what makes a set of them
+//! (`gc_snapshot`, the final report) consistent; `SeqCst` loads would not, as two separate loads
+//! can straddle a GC's two writes whatever their ordering.
 
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::time::Instant;
 use std::sync::OnceLock;
+use std::time::Instant;
 
 pub static GC_COUNT: AtomicU64 = AtomicU64::new(0);
 /// Total nanoseconds between stop_all_mutators entry and resume_mutators.
@@ -31,6 +43,7 @@ pub fn now_nanos() -> u64 {
 }
 
 pub fn note_used(bytes: usize) {
+    // Relaxed: a statistic (see "Orderings").
     PEAK_USED_BYTES.fetch_max(bytes, Ordering::Relaxed);
 }
 
@@ -65,8 +78,9 @@ pub struct GcSnapshot {
 
 pub fn gc_snapshot() -> GcSnapshot {
     GcSnapshot {
-        count: GC_COUNT.load(Ordering::SeqCst),
-        nanos: GC_NANOS.load(Ordering::SeqCst),
+        // Relaxed: statistics, read between GCs (see "Orderings").
+        count: GC_COUNT.load(Ordering::Relaxed),
+        nanos: GC_NANOS.load(Ordering::Relaxed),
     }
 }
 
@@ -172,8 +186,9 @@ pub mod class_profile {
         }
 
         pub fn window_mean(&self) -> Option<f64> {
-            (!self.windows.is_empty())
-                .then(|| self.windows.iter().map(|&w| w as f64).sum::<f64>() / self.windows.len() as f64)
+            (!self.windows.is_empty()).then(|| {
+                self.windows.iter().map(|&w| w as f64).sum::<f64>() / self.windows.len() as f64
+            })
         }
 
         /// One line: `mutator objects bytes classes classes_per_MiB_mean classes_per_MiB_max
@@ -185,8 +200,14 @@ pub mod class_profile {
                 self.objects.iter().sum::<u64>(),
                 self.total_bytes(),
                 self.classes(),
-                self.window_mean().map(|m| format!("{:.1}", m)).unwrap_or_else(|| "-".into()),
-                self.windows.iter().max().map(|m| m.to_string()).unwrap_or_else(|| "-".into()),
+                self.window_mean()
+                    .map(|m| format!("{:.1}", m))
+                    .unwrap_or_else(|| "-".into()),
+                self.windows
+                    .iter()
+                    .max()
+                    .map(|m| m.to_string())
+                    .unwrap_or_else(|| "-".into()),
                 self.windows.len(),
                 self.share_above(8 << 10),
                 self.share_above(64 << 10),
@@ -198,7 +219,9 @@ pub mod class_profile {
 
     /// Record a finished mutator's profile line.
     pub fn finish(who: String, p: &ClassProfile) {
-        DONE.lock().unwrap_or_else(|e| e.into_inner()).push(p.line(&who));
+        DONE.lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(p.line(&who));
     }
 
     pub fn take() -> Vec<String> {

@@ -5,10 +5,25 @@ use std::time::Duration;
 
 fn assert_usage_error(args: &[&str], needle: &str) {
     let r = common::synthvm(args);
-    assert_eq!(r.status, Some(2), "expected exit status 2\n{}", r.describe());
+    assert_eq!(
+        r.status,
+        Some(2),
+        "expected exit status 2\n{}",
+        r.describe()
+    );
     let lines: Vec<&str> = r.stderr.lines().collect();
-    assert_eq!(lines.len(), 1, "expected exactly one error line\n{}", r.describe());
-    assert!(lines[0].contains(needle), "error line lacks '{}'\n{}", needle, r.describe());
+    assert_eq!(
+        lines.len(),
+        1,
+        "expected exactly one error line\n{}",
+        r.describe()
+    );
+    assert!(
+        lines[0].contains(needle),
+        "error line lacks '{}'\n{}",
+        needle,
+        r.describe()
+    );
     assert!(r.stdout.is_empty(), "{}", r.describe());
 }
 
@@ -19,7 +34,11 @@ fn unknown_plan() {
 
 #[test]
 fn unknown_plan_in_env() {
-    let r = common::synthvm_env(&["lusearch"], &[("MMTK_PLAN", "Bogus")], Duration::from_secs(30));
+    let r = common::synthvm_env(
+        &["lusearch"],
+        &[("MMTK_PLAN", "Bogus")],
+        Duration::from_secs(30),
+    );
     assert_eq!(r.status, Some(2), "{}", r.describe());
     assert_eq!(r.stderr.lines().count(), 1, "{}", r.describe());
 }
@@ -31,7 +50,10 @@ fn unknown_workload() {
 
 #[test]
 fn unknown_option() {
-    assert_usage_error(&["--frobnicate", "lusearch"], "unknown option '--frobnicate'");
+    assert_usage_error(
+        &["--frobnicate", "lusearch"],
+        "unknown option '--frobnicate'",
+    );
     assert_usage_error(&["-q", "lusearch"], "unknown option '-q'");
 }
 
@@ -71,14 +93,28 @@ fn xmx_forms_and_plan_from_env() {
     assert_eq!(v["synthvm"]["heap_bytes"], 24 << 20);
     // --plan beats MMTK_PLAN; -Xmx with g; case-insensitive plan names.
     let r = common::synthvm_env(
-        &["-Xmx1g", "--plan", "marksweep", "--size", "small", "fragger"],
+        &[
+            "-Xmx1g",
+            "--plan",
+            "marksweep",
+            "--size",
+            "small",
+            "fragger",
+        ],
         &[("MMTK_PLAN", "Immix")],
         Duration::from_secs(60),
     );
     let v = json(&r);
     assert_eq!(v["synthvm"]["plan"], "MarkSweep");
     assert_eq!(v["synthvm"]["heap_bytes"], 1u64 << 30);
-    let r = common::synthvm(&["--heap=20", "--threads=3", "--iterations=2", "--size=small", "--seed=3", "fragger"]);
+    let r = common::synthvm(&[
+        "--heap=20",
+        "--threads=3",
+        "--iterations=2",
+        "--size=small",
+        "--seed=3",
+        "fragger",
+    ]);
     let v = json(&r);
     assert_eq!(v["synthvm"]["heap_mib"], 20);
     assert_eq!(v["synthvm"]["threads"], 3);

@@ -12,7 +12,11 @@ fn corruption_is_reported() {
             Duration::from_secs(60),
         );
         assert_eq!(r.status, Some(1), "{}", r.describe());
-        assert!(r.stderr.contains("FAILED") && r.stderr.contains("corrupt payload"), "{}", r.describe());
+        assert!(
+            r.stderr.contains("FAILED") && r.stderr.contains("corrupt payload"),
+            "{}",
+            r.describe()
+        );
         assert!(!r.stdout.contains("PASSED"), "{}", r.describe());
     }
 }

@@ -2,7 +2,11 @@
 //! and 48 mutator threads.
 mod common;
 plan_tests!(
-    &["--workload-file", concat!(env!("CARGO_MANIFEST_DIR"), "/workloads/example.wl"), "custom"],
+    &[
+        "--workload-file",
+        concat!(env!("CARGO_MANIFEST_DIR"), "/workloads/example.wl"),
+        "custom"
+    ],
     8,
     512
 );

@@ -11,9 +11,22 @@ fn assert_oom(args: &[&str]) {
         "expected a non-zero exit status\n{}",
         r.describe()
     );
-    assert_eq!(r.status, Some(3), "expected the OOM exit status 3\n{}", r.describe());
-    assert!(r.stderr.contains("Out of memory"), "no OOM message\n{}", r.describe());
-    assert!(!r.stdout.contains("PASSED"), "an OOM run must not say PASSED\n{}", r.describe());
+    assert_eq!(
+        r.status,
+        Some(3),
+        "expected the OOM exit status 3\n{}",
+        r.describe()
+    );
+    assert!(
+        r.stderr.contains("Out of memory"),
+        "no OOM message\n{}",
+        r.describe()
+    );
+    assert!(
+        !r.stdout.contains("PASSED"),
+        "an OOM run must not say PASSED\n{}",
+        r.describe()
+    );
     assert!(
         r.elapsed < Duration::from_secs(10),
         "OOM took {:?}, expected it within seconds\n{}",

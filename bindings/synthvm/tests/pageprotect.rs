@@ -6,7 +6,11 @@ mod common;
 #[test]
 fn pageprotect_light() {
     common::matrix(
-        &["--workload-file", concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/pageprotect.wl"), "custom"],
+        &[
+            "--workload-file",
+            concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/pageprotect.wl"),
+            "custom",
+        ],
         "PageProtect",
         32,
     );

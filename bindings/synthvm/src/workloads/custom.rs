@@ -35,12 +35,21 @@ pub struct Spec {
 
 fn parse_pairs(key: &str, v: &str) -> Result<Vec<(u64, u64)>, String> {
     let mut out = Vec::new();
-    for item in v.split(|c: char| c == ',' || c.is_whitespace()).filter(|s| !s.is_empty()) {
+    for item in v
+        .split(|c: char| c == ',' || c.is_whitespace())
+        .filter(|s| !s.is_empty())
+    {
         let (a, b) = item
             .split_once(':')
             .ok_or_else(|| format!("{}: expected value:weight, got '{}'", key, item))?;
-        let a: u64 = a.trim().parse().map_err(|_| format!("{}: bad number '{}'", key, a))?;
-        let b: u64 = b.trim().parse().map_err(|_| format!("{}: bad weight '{}'", key, b))?;
+        let a: u64 = a
+            .trim()
+            .parse()
+            .map_err(|_| format!("{}: bad number '{}'", key, a))?;
+        let b: u64 = b
+            .trim()
+            .parse()
+            .map_err(|_| format!("{}: bad weight '{}'", key, b))?;
         out.push((a, b));
     }
     if out.is_empty() || out.iter().all(|p| p.1 == 0) {
@@ -66,14 +75,26 @@ impl Spec {
                 return Err(format!("line {}: duplicate key '{}'", n + 1, k));
             }
         }
-        let known = ["name", "sizes", "lifetimes", "refs_percent", "work", "shared_kib", "thread_keep", "threads"];
+        let known = [
+            "name",
+            "sizes",
+            "lifetimes",
+            "refs_percent",
+            "work",
+            "shared_kib",
+            "thread_keep",
+            "threads",
+        ];
         if let Some(k) = kv.keys().find(|k| !known.contains(&k.as_str())) {
             return Err(format!("unknown key '{}' (known: {})", k, known.join(", ")));
         }
         let num = |k: &str, d: u64| -> Result<u64, String> {
             match kv.get(k) {
                 None => Ok(d),
-                Some(v) => v.replace('_', "").parse().map_err(|_| format!("{}: bad number '{}'", k, v)),
+                Some(v) => v
+                    .replace('_', "")
+                    .parse()
+                    .map_err(|_| format!("{}: bad number '{}'", k, v)),
             }
         };
         let sizes = parse_pairs("sizes", kv.get("sizes").ok_or("missing key 'sizes'")?)?
@@ -86,10 +107,13 @@ impl Spec {
                 }
             })
             .collect::<Result<Vec<_>, _>>()?;
-        let lifetimes = parse_pairs("lifetimes", kv.get("lifetimes").map(|s| s.as_str()).unwrap_or("0:1"))?
-            .into_iter()
-            .map(|(l, w)| (w, l))
-            .collect();
+        let lifetimes = parse_pairs(
+            "lifetimes",
+            kv.get("lifetimes").map(|s| s.as_str()).unwrap_or("0:1"),
+        )?
+        .into_iter()
+        .map(|(l, w)| (w, l))
+        .collect();
         let refs_percent = num("refs_percent", 20)?;
         if refs_percent > 100 {
             return Err("refs_percent must be 0..100".into());
@@ -143,7 +167,11 @@ impl Custom {
         let mut pick = Vec::new();
         let (spec_keep, p_threads) = (spec.thread_keep, p.threads);
         for (i, &(w, l)) in spec.lifetimes.iter().enumerate() {
-            let slots = if l == 0 { 0 } else { ((l as u128 * w as u128 / total_w as u128) as usize).clamp(1, 1 << 20) };
+            let slots = if l == 0 {
+                0
+            } else {
+                ((l as u128 * w as u128 / total_w as u128) as usize).clamp(1, 1 << 20)
+            };
             classes.push((l, slots));
             pick.push((w, i));
         }
@@ -157,7 +185,9 @@ impl Custom {
             shared_sum: 0,
             classes,
             kept: if spec_keep > 0 {
-                (0..p_threads).map(|_| (alloc_global_root(), AtomicU64::new(0))).collect()
+                (0..p_threads)
+                    .map(|_| (alloc_global_root(), AtomicU64::new(0)))
+                    .collect()
             } else {
                 Vec::new()
             },
@@ -253,11 +283,13 @@ impl Workload for Custom {
                     if h == 0 {
                         continue;
                     }
-                    let o = object::load_ref(ring, s).ok_or_else(|| format!("thread {}: slot {} lost", tid, s))?;
+                    let o = object::load_ref(ring, s)
+                        .ok_or_else(|| format!("thread {}: slot {} lost", tid, s))?;
                     object::check_object(o).map_err(|e| format!("thread {}: {}", tid, e))?;
                     for f in 0..object::nrefs_of(o) {
                         if let Some(t) = object::load_ref(o, f) {
-                            object::check_header(t).map_err(|e| format!("thread {}: {}", tid, e))?;
+                            object::check_header(t)
+                                .map_err(|e| format!("thread {}: {}", tid, e))?;
                         }
                     }
                     if object::hash_of(o) != h {
@@ -274,15 +306,22 @@ impl Workload for Custom {
         for (tid, (root, sum)) in self.kept.iter().enumerate() {
             if let Some(a) = root.get() {
                 let (s, _) = super::tree_sum(a)?;
-                if s != sum.load(Ordering::SeqCst) {
-                    return Err(format!("thread {}'s kept objects changed after iteration {}", tid, iter));
+                // Relaxed: stored by thread `tid`, which the caller joined before `verify`.
+                if s != sum.load(Ordering::Relaxed) {
+                    return Err(format!(
+                        "thread {}'s kept objects changed after iteration {}",
+                        tid, iter
+                    ));
                 }
             }
         }
         if let Some(h) = self.shared.get() {
             let (s, _) = super::tree_sum(h)?;
             if s != self.shared_sum {
-                return Err(format!("shared data checksum changed after iteration {}", iter));
+                return Err(format!(
+                    "shared data checksum changed after iteration {}",
+                    iter
+                ));
             }
         }
         Ok(())
@@ -309,7 +348,8 @@ impl Custom {
         }
         let (sum, _) = super::tree_sum(mu.get(root))?;
         let (g, s) = &self.kept[tid];
-        s.store(sum, Ordering::SeqCst);
+        // Relaxed: read by `verify` on the main thread after joining this one (the join orders it).
+        s.store(sum, Ordering::Relaxed);
         g.set(Some(mu.get(root)));
         mu.truncate(root);
         Ok(())
@@ -342,7 +382,12 @@ mod tests {
         assert!(Spec::parse("sizes = 16:1\nrefs_percent = 101").is_err());
         assert!(Spec::parse("sizes = 16:1\nsizes = 24:1").is_err());
         assert!(Spec::parse("sizes = 16:1, 24:3 # comment\nlifetimes = 0:1 10:1").is_ok());
-        assert_eq!(Spec::parse("sizes = 16:1 24:1\nthread_keep = 3").unwrap().thread_keep, 3);
+        assert_eq!(
+            Spec::parse("sizes = 16:1 24:1\nthread_keep = 3")
+                .unwrap()
+                .thread_keep,
+            3
+        );
         assert!(Spec::parse("sizes = 16:1\nthread_keep = 2000000").is_err());
     }
 }

@@ -15,8 +15,8 @@ use crate::runtime::Mu;
 
 /// Object sizes (bytes, header included): roughly mimalloc's small bins up to 4 KiB.
 const ALL_CLASSES: [usize; 31] = [
-    16, 24, 32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320, 384, 448, 512, 640,
-    768, 896, 1024, 1280, 1536, 1792, 2048, 2560, 3072, 3584, 4096,
+    16, 24, 32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320, 384, 448, 512, 640, 768,
+    896, 1024, 1280, 1536, 1792, 2048, 2560, 3072, 3584, 4096,
 ];
 
 pub struct Fragger {
@@ -65,7 +65,8 @@ impl Workload for Fragger {
             for (c, &size) in self.classes.iter().enumerate() {
                 let n = (self.burst_bytes / size).max(self.keep * 2);
                 // Which burst positions survive.
-                let mut picks: Vec<usize> = (0..self.keep).map(|_| r.below(n as u64) as usize).collect();
+                let mut picks: Vec<usize> =
+                    (0..self.keep).map(|_| r.below(n as u64) as usize).collect();
                 picks.sort_unstable();
                 let nrefs = if size >= 32 && c % 3 == 0 { 1 } else { 0 };
                 let payload = size - object::HEADER_BYTES - 8 * nrefs;

@@ -100,7 +100,12 @@ fn populate(mu: &Mu, depth: u32, slot: usize, r: &mut Rng) {
 fn check_tree(o: ObjectReference, depth: u32, what: &str) -> Result<u64, String> {
     let (sum, n) = tree_sum(o).map_err(|e| format!("{}: {}", what, e))?;
     if n != tree_size(depth) {
-        return Err(format!("{}: {} nodes, expected {}", what, n, tree_size(depth)));
+        return Err(format!(
+            "{}: {} nodes, expected {}",
+            what,
+            n,
+            tree_size(depth)
+        ));
     }
     Ok(sum)
 }
@@ -117,7 +122,11 @@ impl Workload for GcBench {
         populate(mu, self.long_lived, slot, &mut r);
         self.tree_root.set(Some(mu.get(slot)));
         mu.truncate(slot);
-        self.tree_sum = check_tree(self.tree_root.get().unwrap(), self.long_lived, "long-lived tree")?;
+        self.tree_sum = check_tree(
+            self.tree_root.get().unwrap(),
+            self.long_lived,
+            "long-lived tree",
+        )?;
         // Long-lived array of doubles.
         let a = mu.alloc(Kind::Bytes, 0, 8 * self.array_len, r.next_u64());
         self.array_root.set(Some(a));
@@ -151,7 +160,10 @@ impl Workload for GcBench {
     fn verify(&self, _mu: &Mu, iter: usize) -> Result<(), String> {
         let t = self.tree_root.get().ok_or("long-lived tree root lost")?;
         if check_tree(t, self.long_lived, "long-lived tree")? != self.tree_sum {
-            return Err(format!("long-lived tree checksum changed after iteration {}", iter));
+            return Err(format!(
+                "long-lived tree checksum changed after iteration {}",
+                iter
+            ));
         }
         let a = self.array_root.get().ok_or("long-lived array root lost")?;
         object::check_object(a)?;

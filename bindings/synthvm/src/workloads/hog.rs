@@ -23,6 +23,8 @@ pub const ARRAY_BYTES: usize = 7184;
 pub struct Hog {
     p: Params,
     arrays: u64,
+    /// The hog has finished: the other threads stop waiting.  A bare signal (it publishes no
+    /// data: the waiters read nothing the hog wrote), so every access is `Relaxed`.
     done: AtomicBool,
 }
 
@@ -44,7 +46,8 @@ impl Workload for Hog {
 
     fn run_thread(&self, mu: &Mu, tid: usize, iter: usize) -> Result<(), String> {
         if tid == 0 {
-            self.done.store(false, Ordering::SeqCst);
+            // Relaxed: see `done`.
+            self.done.store(false, Ordering::Relaxed);
             let mut r = Rng::derive(self.p.seed, 0x7086 + iter as u64, 0);
             let head = mu.push_opt(None);
             let mut hashes = Vec::with_capacity(self.arrays as usize);
@@ -63,17 +66,24 @@ impl Workload for Hog {
                 let a = o.ok_or_else(|| format!("hog: array {} lost", i))?;
                 object::check_object(a)?;
                 if object::hash_of(a) != h {
-                    return Err(format!("hog: array {} has hash {:#x}, expected {:#x}", i, object::hash_of(a), h));
+                    return Err(format!(
+                        "hog: array {} has hash {:#x}, expected {:#x}",
+                        i,
+                        object::hash_of(a),
+                        h
+                    ));
                 }
                 o = object::load_ref(a, 0);
             }
             mu.truncate(head);
-            self.done.store(true, Ordering::SeqCst);
+            // Relaxed: see `done`.
+            self.done.store(true, Ordering::Relaxed);
         } else {
             let mut r = Rng::derive(self.p.seed, 0x7086_0000 + iter as u64, tid as u64);
             let mut woken = 0u64;
             // Waits GC-safe for the hog, allocating a small object at every wake-up.
-            while !self.done.load(Ordering::SeqCst) {
+            // Relaxed: see `done`.
+            while !self.done.load(Ordering::Relaxed) {
                 mu.native(|| std::thread::sleep(Duration::from_millis(2)));
                 let o = mu.alloc(Kind::Plain, 0, 48, r.next_u64());
                 object::check_object(o)?;

@@ -78,7 +78,12 @@ pub fn share(total: u64, threads: usize, tid: usize) -> std::ops::Range<u64> {
 /// Returns the String, unrooted.
 pub fn new_string(mu: &Mu, nchars: usize, hash: u64) -> ObjectReference {
     let d = mu.depth();
-    let chars = mu.alloc(Kind::Chars, 0, 4 + 2 * nchars, hash.rotate_left(17) ^ 0xC4A2);
+    let chars = mu.alloc(
+        Kind::Chars,
+        0,
+        4 + 2 * nchars,
+        hash.rotate_left(17) ^ 0xC4A2,
+    );
     mu.push(chars);
     let s = mu.alloc(Kind::Plain, 1, 8, hash);
     mu.write_ref(s, 0, Some(mu.get(d)));
@@ -89,9 +94,13 @@ pub fn new_string(mu: &Mu, nchars: usize, hash: u64) -> ObjectReference {
 /// Checksum of a string and its char array, checking both objects.
 pub fn string_sum(s: ObjectReference) -> Result<u64, String> {
     object::check_object(s)?;
-    let chars = object::load_ref(s, 0).ok_or_else(|| format!("string {} lost its char array", s))?;
+    let chars =
+        object::load_ref(s, 0).ok_or_else(|| format!("string {} lost its char array", s))?;
     object::check_object(chars)?;
-    Ok(object::mix(object::object_sum(s), object::object_sum(chars)))
+    Ok(object::mix(
+        object::object_sum(s),
+        object::object_sum(chars),
+    ))
 }
 
 /// Checksum of the whole graph under `root` (depth-first, field order; objects reachable
