@@ -15,6 +15,8 @@ suite() { # suite NAME COMMAND...: runs it, prints and records its wall time
     TIMES+=("$(printf '%-12s %3dm%02ds' "$name" $((dt / 60)) $((dt % 60)))")
 }
 suite setup scripts/setup.sh --test
+printf '\n== house rules (SAFETY comments, SeqCst reasons, file sizes, no diary in the docs)\n'
+suite house scripts/check-house.sh
 suite core scripts/test-core.sh
 scripts/overlay.sh   # the patched mmtk copy every binding builds against (unchanged files kept)
 if [ -f bindings/synthvm/Cargo.toml ]; then
