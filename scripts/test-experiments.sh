@@ -44,11 +44,11 @@ res=$(python3 experiments/exp.py minheap experiments/configs/minheap-ci.yaml --o
 grep -v '^  \[' <<<"$res"
 [ $rc = 0 ] && ok "every point measured (no ERROR)" || bad "minheap-ci search (rc=$rc)"
 # The relations that must hold (a regression breaks them), each with a margin wider than the
-# run-to-run spread. Measured at this size (three runs on the idle machine at session 5's HEAD,
+# run-to-run spread. Measured at this size (three runs on the idle machine on 2026-11-23,
 # threads 1/12/24/48): shardsweep 64K page accounting 1.25-2.5 MiB, whole-block accounting
 # 3.125-4.75, stock MarkSweep 3.125-5.375 (each figure moved by at most 0.5 MiB between runs);
 # peak RSS at each build's own minimum, 48 threads: page 12.2-12.7 MiB, stock 17.5-18.0.
-# Session 4's check compared two 2-point slopes (differences of 0.01 MiB/thread): it flipped on
+# An earlier check compared two 2-point slopes (differences of 0.01 MiB/thread): it flipped on
 # noise, so it is gone; the per-thread growth is the studies' business (scripts/minheap-study.sh).
 checks=$(python3 - "$OUT/minheap.csv" "$OUT/probes.csv" <<'PY'
 import csv, sys
