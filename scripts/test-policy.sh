@@ -7,8 +7,8 @@
 # only if synthvm says PASSED and every GC printed an "ok" line for each check (the count of
 # lines must equal synthvm's gc_count).
 #
-#   scripts/test-policy.sh            # CI subset (see below), ~10 min on 2 idle cores from cold
-#   scripts/test-policy.sh --full     # + blocks 4,16,64,256 x page,block x threads 1,8,48
+#   scripts/test-policy.sh            # CI subset (see below, 94 checks), ~10 min on 2 idle cores from cold
+#   scripts/test-policy.sh --full     # + blocks 4,16,64,256 x page,block x threads 1,8,48 (156 checks)
 #   scripts/test-policy.sh --no-build # reuse existing builds
 #
 # CI subset: stock t8; blocks 4 (built with mmtk/sanity: a sanity GC after every GC) and 64 KiB
