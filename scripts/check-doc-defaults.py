@@ -8,10 +8,20 @@ none set). The documents checked:
   * policy/settings.rs, the table in its module doc (column "Default");
   * policy/README.md, the settings table ("Values (default first)": the first value);
   * every `SHARDSWEEP_X=value` (default) in README.md, ARCHITECTURE.md, policy/README.md,
-    policy/BENCH.md, experiments/README.md and bindings/openjdk/README.md.
+    policy/BENCH.md, experiments/README.md and bindings/openjdk/README.md;
+  * prose in those documents that calls a value of a setting the default (prose_defaults below):
+    "`free`, the default", "`free` (default)", "the default advice `free`", "FREE became the
+    default", "plain MADV_FREE is the default", "Default configuration (..., `free`, ...)": the
+    value must be the code's default of its setting. A value names its setting when the setting
+    is written with it (`SHARDSWEEP_X=v`), or when only one setting lists it among its values
+    (policy/settings.rs's "Values" column: `free` is SHARDSWEEP_ADVICE's; `0` and `1` belong to
+    several and are not judged alone); MADV_FREE, FREE, MADV_DONTNEED, DONTNEED are the advice.
+    A statement about the past says so with "then" ("`free`, then the default"; "FREE was then
+    the default"): not judged.
 
 usage: check-doc-defaults.py SYNTHVM_BINARY     (exit 1 naming every mismatch)
 """
+import glob
 import os
 import re
 import subprocess
@@ -33,17 +43,87 @@ def code_defaults(binary):
 
 
 # Settings of the standalone allocator (not the space): their defaults are the core's constants.
-STANDALONE = {"SHARDSWEEP_PURGE_DELAY_MS": ("src/malloc/purge_delay.rs", r"pub const DEFAULT_PURGE_DELAY_MS: usize = (\d+);")}
+# The file is looked for anywhere under src/ (the core's front end moves between modules).
+STANDALONE = {"SHARDSWEEP_PURGE_DELAY_MS": ("purge_delay.rs", r"pub const DEFAULT_PURGE_DELAY_MS: usize = (\d+);")}
 
 
 def standalone_defaults():
     out = {}
-    for var, (path, pattern) in STANDALONE.items():
-        m = re.search(pattern, open(os.path.join(ROOT, path)).read())
+    for var, (name, pattern) in STANDALONE.items():
+        paths = sorted(glob.glob(os.path.join(ROOT, "src", "**", name), recursive=True))
+        m = next((m for m in (re.search(pattern, read(p)) for p in paths) if m), None)
         if not m:
-            sys.exit(f"check-doc-defaults: no default of {var} in {path}")
+            sys.exit(f"check-doc-defaults: no default of {var} in src/**/{name}")
         out[var] = m.group(1)
     return out
+
+
+def setting_values(root=ROOT):
+    """{SHARDSWEEP_X: [values]}: the backquoted values of policy/settings.rs's table."""
+    out = {}
+    for line in read(os.path.join(root, "policy/settings.rs")).splitlines():
+        m = re.match(r"//! \| `(SHARDSWEEP_\w+)`\s*\|([^|]*)\|", line)
+        if m:
+            out[m.group(1)] = re.findall(r"`([^`]*)`", m.group(2))
+    return out
+
+
+# The advice's values as the kernel's names, written in capitals in prose.
+ALIASES = {"MADV_FREE": ("SHARDSWEEP_ADVICE", "free"), "FREE": ("SHARDSWEEP_ADVICE", "free"),
+           "MADV_DONTNEED": ("SHARDSWEEP_ADVICE", "dontneed"), "DONTNEED": ("SHARDSWEEP_ADVICE", "dontneed")}
+# A value: `v`, `SHARDSWEEP_X=v`, or a capitalised alias.
+VAL = r"(?:`(?:(SHARDSWEEP_\w+)=)?([\w.-]+)`|\b((?:MADV_)?[A-Z]{4,})\b)"
+# Prose that calls a value the default (a sentence's words do not cross '.', ';' or ':').
+# "then" marks a statement about the past ("`free`, then the default"): not judged.
+THE_DEFAULT = r"(?i:the)\s+(?:(?:new|current|then)\s+)?(?i:default)\b"
+PROSE = [
+    VAL + r"\s*,\s*(?:which is\s+|which was\s+)?(?:(?:now|then)\s+)?" + THE_DEFAULT,       # `free`, the default
+    VAL + r"\s*\((?i:the\s+)?(?i:default)\b",                                              # `free` (default)
+    VAL + r"\s+(?i:is|was|became|becomes|stays|remains)\s+(?:(?:now|still|then)\s+)?" + THE_DEFAULT,  # FREE became the default
+    r"\b(?i:the default)\s+(?:[a-z]+\s+){0,2}?" + VAL,                                     # the default advice `free`
+]
+DEFAULT_LIST = r"\b(?i:default configuration)\s*\(([^)]*)\)"                         # Default configuration (a, `v`, ...)
+
+
+def prose_defaults(text, code, values):
+    """[(line, var, value)] of every value the prose calls the default, for a setting it can
+    name (see the module doc); `code`: {var: default}, `values`: {var: [values]}."""
+    owner = {}
+    for var, vs in values.items():
+        for v in vs:
+            owner.setdefault(v, set()).add(var)
+    flat = text.replace("\n", " ")  # sentences span lines; offsets unchanged
+
+    def resolve(var, val, up):
+        if up:
+            return ALIASES.get(up, (None, None))
+        if var:
+            return var, val
+        vars_ = owner.get(val, set())
+        if len(vars_) == 1 and not val.isdigit():
+            return next(iter(vars_)), val
+        return None, None
+    found = []
+
+    def add(pos, var, val):
+        if var in code:
+            found.append((text.count("\n", 0, pos) + 1, var, val))
+    for pat in PROSE:
+        for m in re.finditer(pat, flat):
+            if re.search(r"\bthen\b", m.group(0)):
+                continue
+            var, val = resolve(*m.groups()[-3:])
+            add(m.start(), var, val)
+    for m in re.finditer(DEFAULT_LIST, flat):
+        for v in re.finditer(VAL, m.group(1)):
+            var, val = resolve(*v.groups())
+            add(m.start(1) + v.start(), var, val)
+    return sorted(set(found))
+
+
+def read(path):
+    with open(path) as f:
+        return f.read()
 
 
 def first_token(cell):
@@ -51,11 +131,13 @@ def first_token(cell):
     return m.group(1) if m else cell.strip()
 
 
-def main():
-    if len(sys.argv) != 2:
-        sys.exit("usage: check-doc-defaults.py SYNTHVM_BINARY")
-    code = code_defaults(sys.argv[1])
-    code.update(standalone_defaults())
+DOCS = ["README.md", "ARCHITECTURE.md", "policy/README.md", "policy/BENCH.md", "experiments/README.md",
+        "bindings/openjdk/README.md"]
+
+
+def check_docs(code, root=ROOT):
+    """(errors, number of documented defaults checked) of the documents under `root` against
+    the code's defaults `code` ({var: value})."""
     errors, checked = [], 0
 
     def check(where, var, doc):
@@ -68,26 +150,42 @@ def main():
             errors.append(f"{where}: {var} documented default {doc!r}, code default {code[var]!r}")
 
     # policy/settings.rs: `//! | `VAR` | values | default |`
-    for line in open(os.path.join(ROOT, "policy/settings.rs")):
+    for line in read(os.path.join(root, "policy/settings.rs")).splitlines():
         m = re.match(r"//! \| `(SHARDSWEEP_\w+)`\s*\|[^|]*\|([^|]*)\|", line)
         if m:
             cell = m.group(2)
             doc = cell.split("else")[-1] if "debug builds" in cell else cell
             check("policy/settings.rs", m.group(1), first_token(doc))
     # policy/README.md settings table: `| `VAR` | where | values, default first |`
-    for line in open(os.path.join(ROOT, "policy/README.md")):
+    for line in read(os.path.join(root, "policy/README.md")).splitlines():
         m = re.match(r"\| `(SHARDSWEEP_\w+)` \| env, read at space creation \|(.*)\|\s*$", line)
         if m:
             check("policy/README.md (table)", m.group(1), first_token(m.group(2)))
-    # `SHARDSWEEP_X=value` (default) anywhere in the documents.
-    for doc in ["README.md", "ARCHITECTURE.md", "policy/README.md", "policy/BENCH.md",
-                "experiments/README.md", "bindings/openjdk/README.md"]:
-        path = os.path.join(ROOT, doc)
+    # `SHARDSWEEP_X=value` (default) anywhere in the documents, and prose calling a value the
+    # default (each place checked once).
+    values = setting_values(root)
+    for doc in DOCS:
+        path = os.path.join(root, doc)
         if not os.path.exists(path):
             continue
-        text = open(path).read()
+        text = read(path)
+        done = set()
         for m in re.finditer(r"`(SHARDSWEEP_\w+)=([\w.-]+)`\s*\((?:the space's )?default", text):
             check(doc, m.group(1), m.group(2))
+            done.add((text.count("\n", 0, m.start()) + 1, m.group(1), m.group(2)))
+        for found in prose_defaults(text, code, values):
+            if found not in done:
+                line, var, val = found
+                check(f"{doc}:{line} (prose)", var, val)
+    return errors, checked
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit("usage: check-doc-defaults.py SYNTHVM_BINARY")
+    code = code_defaults(sys.argv[1])
+    code.update(standalone_defaults())
+    errors, checked = check_docs(code)
     for e in errors:
         print("FAIL", e)
     print(f"documented defaults: {checked - len(errors)} passed, {len(errors)} failed")

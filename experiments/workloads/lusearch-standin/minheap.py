@@ -35,6 +35,8 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parents[1]))  # experiments/: the search shared with exp.py
+from studylib import heapsearch  # noqa: E402
 # "Too small ... heap": HotSpot refuses heaps below its floor (~2 MiB) at start-up.
 OOM = re.compile(rb"OutOfMemoryError|Out of memory|ran out of memory|Allocation Failed|Too small (?:maximum|initial) heap")
 PASSED = re.compile(rb"^===== lusearch-standin \S+ PASSED in (\d+) msec =====$", re.M)
@@ -217,54 +219,22 @@ class Study:
     def search(self, threads, guess):
         """Exponential search outwards from `guess` (first step 1/8 of it, doubling), then
         bisection until the bracket is `--resolution` wide: ~5 probes when the guess is within
-        an eighth, a few more otherwise."""
+        an eighth, a few more otherwise (experiments/studylib/heapsearch.py)."""
         res = self.a.resolution
-        q = lambda x: max(res, round(x / res) * res)
-        g = q(guess)
-        step = max(res, q(g / 8))
-        if self.probe(threads, g):
-            hi, lo = g, None  # hi: smallest passing heap, lo: largest failing heap
-            while lo is None:
-                g = q(hi - step)
-                if g >= hi or g < res:
-                    lo = 0
-                elif self.probe(threads, g):
-                    hi, step = g, step * 2
-                else:
-                    lo = g
-        else:
-            lo, hi = g, None
-            while hi is None:
-                g = q(lo + step)
-                if g > self.a.max_heap:
-                    raise RuntimeError(f"no pass up to {self.a.max_heap} MiB")
-                if self.probe(threads, g):
-                    hi = g
-                else:
-                    lo, step = g, step * 2
-        while hi - lo > res + 1e-9:
-            mid = q((lo + hi) / 2)
-            if mid <= lo or mid >= hi:
-                break
-            if self.probe(threads, mid):
-                hi = mid
-            else:
-                lo = mid
-        return hi
+        r = heapsearch.find_minimum(lambda h: self.probe(threads, h), guess, res, res, self.a.max_heap,
+                                    above_hi="stop")
+        if r.status == "above":
+            raise RuntimeError(f"no pass up to {self.a.max_heap} MiB")
+        return r.heap  # "ok", or "below": passes at the smallest heap, one resolution step
 
     def main(self):
         results = []
-        guess = self.a.guess
         found = []  # (threads, minimum) so far: the next guess extrapolates the last two
         for t in self.a.threads:
             self.digests = set()
             before = self.nprobes
             print(f"{self.a.label} -t {t}:", end="", flush=True)
-            if len(found) >= 2:
-                (t0, m0), (t1, m1) = found[-2], found[-1]
-                guess = m1 + max(0.0, (m1 - m0) / (t1 - t0)) * (t - t1)
-            elif found:
-                guess = found[-1][1] * (1 + self.a.guess_growth * (t - found[-1][0]))
+            guess = heapsearch.extrapolate_guess(found, t, self.a.guess, self.a.guess_growth, per_thread=True)
             try:
                 mh = self.search(t, guess)
                 status, detail = "ok", ""

@@ -334,14 +334,8 @@ def read_baseline(out):
 
 
 # ---------------------------------------------------------------- report
-def lsq(points):
-    n = len(points)
-    if n < 2:
-        return None
-    mx = sum(x for x, _ in points) / n
-    my = sum(y for _, y in points) / n
-    sxx = sum((x - mx) ** 2 for x, _ in points)
-    return sum((x - mx) * (y - my) for x, y in points) / sxx if sxx else None
+sys.path.insert(0, str(HERE.parents[1]))  # experiments/: the fit shared with exp.py
+from studylib.heapsearch import slope as lsq  # noqa: E402  lsq(points): least-squares slope or None
 
 
 def phase_report(a, configs):

@@ -1,0 +1,152 @@
+#!/usr/bin/env python3
+"""Unit tests of scripts/policy_checks.py's parsing and judgements on made-up outputs (no
+synthvm): each check passes on a good output and fails on a bad one."""
+import json
+import sys
+import unittest
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
+import policy_checks as pc  # noqa: E402
+
+
+def out(gcs=2, acc=None, rec=None, passed=True, extra="", **js):
+    """A synthvm output: check lines, PASSED, its JSON line."""
+    acc = gcs if acc is None else acc
+    rec = gcs if rec is None else rec
+    lines = [f"shardsweep-check accounting gc={i} ok used_pages=10 resident=8 meta=3 blocks=4 committed_blocks=9 spare=0 kept=0"
+             for i in range(acc)]
+    lines += [f"shardsweep-check reclaim gc={i} ok mode=page sweep=eager blocks=4 unswept=0 charged={10 + i} live_cells=5 "
+              f"bound_live=20 block_pages=64 space_used_pages={30 + i} waste_pages=1/2/3" for i in range(rec)]
+    if passed:
+        lines.append("===== synthvm lusearch PASSED in 5 msec =====")
+    lines.append(json.dumps({"synthvm": dict({"status": "PASSED" if passed else "FAILED", "gc_count": gcs}, **js)}))
+    return "\n".join(lines + [extra])
+
+
+class Parsing(unittest.TestCase):
+    def test_json_and_fields(self):
+        r = pc.Run(0, out(gcs=3, peak_used_pages=7))
+        self.assertEqual(r.json["gc_count"], 3)
+        self.assertEqual(pc.synthvm_json("no json"), {})
+        f = pc.fields(pc.check_lines(r.out, "accounting")[-1])
+        self.assertEqual((f["blocks"], f["committed_blocks"], f["meta"]), ("4", "9", "3"))  # whole keys only
+        self.assertEqual(len(pc.check_lines(r.out, "reclaim")), 3)
+
+
+class Run(unittest.TestCase):
+    def test_pass(self):
+        self.assertEqual(pc.judge_run("x", pc.Run(0, out(gcs=2))), (True, "x (2 GCs checked)"))
+        self.assertTrue(pc.judge_run("x", pc.Run(0, out(gcs=2, acc=0, rec=0)), checks=False)[0])
+
+    def test_fail(self):
+        self.assertFalse(pc.judge_run("x", pc.Run(1, out()))[0])               # exit code
+        self.assertFalse(pc.judge_run("x", pc.Run(0, out(passed=False)))[0])   # no PASSED
+        self.assertFalse(pc.judge_run("x", pc.Run(0, out(gcs=3, acc=2)))[0])   # a GC without an accounting check
+        self.assertFalse(pc.judge_run("x", pc.Run(0, out(gcs=3, rec=4)))[0])   # reclaim lines != GCs
+        self.assertFalse(pc.judge_run("x", pc.Run(0, "PASSED"))[0])            # no JSON
+
+
+MUT = ("shardsweep: mutators: 20 samples, size classes held mean 3.1 max 7, blocks held mean 4.0 max 9 "
+       "(not full: mean 1.0 max 2), charged KiB held mean 100 max 200; per GC (2 GCs, summed over its mutators): "
+       "mutators 8.0, blocks not full 3.0, charged KiB 10")
+
+
+class Report(unittest.TestCase):
+    def test_mutator_report(self):
+        self.assertTrue(pc.judge_mutator_report(pc.Run(0, out(gcs=2, extra=MUT)))[0])
+        self.assertFalse(pc.judge_mutator_report(pc.Run(0, out(gcs=3, extra=MUT)))[0])   # per-GC count differs
+        self.assertFalse(pc.judge_mutator_report(pc.Run(0, out(gcs=30, extra=MUT)))[0])  # fewer samples than GCs
+        self.assertFalse(pc.judge_mutator_report(pc.Run(0, out(gcs=2)))[0])              # no report
+        self.assertFalse(pc.judge_mutator_report(pc.Run(1, out(gcs=2, extra=MUT)))[0])
+
+
+class Footprint(unittest.TestCase):
+    def test_footprint(self):
+        pg, bl = pc.Run(0, out(gcs=2)), pc.Run(0, out(gcs=2).replace("space_used_pages=3", "space_used_pages=9"))
+        notes, res = pc.judge_footprint(pg, bl)
+        self.assertEqual([ok for ok, _ in res], [True, True], res)
+        # page charging's post-GC use more than half of whole blocks'
+        notes, res = pc.judge_footprint(pg, pg)
+        self.assertEqual([ok for ok, _ in res], [True, False])
+        # charged more than half the blocks' pages
+        big = pc.Run(0, out(gcs=2).replace("charged=11", "charged=40"))
+        self.assertFalse(pc.judge_footprint(big, bl)[1][0][0])
+        # no check lines at all
+        self.assertEqual([ok for ok, _ in pc.judge_footprint(pc.Run(0, out(gcs=0)), bl)[1]], [False, False])
+
+
+def fg(used, live, classes=10, **kw):
+    return dict(final_gc=True, final_gc_used_bytes=used, final_gc_live_bytes=live, final_gc_live_classes=classes, **kw)
+
+
+class FinalGc(unittest.TestCase):
+    # page: 10 classes, last reclaim blocks=4 space_used_pages=31, meta=3; used 40 pages:
+    # other = 40 - 31 = 9, header 1, bound = (10 + 1 + 3 + 9) pages = 23 pages
+    def runs(self, over_pages=20, stock_used=10 * 65536, block_used=10 * 65536):
+        live = 100000
+        pg = pc.Run(0, out(**fg(40 * 4096, 40 * 4096 - over_pages * 4096)))
+        bl = pc.Run(0, out(**fg(block_used, live)))
+        st = pc.Run(0, out(**fg(stock_used, live)))
+        return pg, bl, st
+
+    def test_good(self):
+        notes, res = pc.judge_final_gc(*self.runs())
+        self.assertEqual([ok for ok, _ in res], [True, True, True], res)
+
+    def test_page_over_the_bound(self):
+        self.assertEqual([ok for ok, _ in pc.judge_final_gc(*self.runs(over_pages=24))[1]][0], False)
+
+    def test_stock_or_block_below_whole_blocks(self):
+        res = pc.judge_final_gc(*self.runs(stock_used=4 * 65536))[1]
+        self.assertEqual([ok for ok, _ in res], [True, False, True])
+        res = pc.judge_final_gc(*self.runs(block_used=4 * 65536))[1]
+        self.assertEqual([ok for ok, _ in res], [True, True, False])
+
+    def test_missing_fields_fail(self):
+        pg, bl, st = self.runs()
+        res = pc.judge_final_gc(pc.Run(0, out()), bl, st)[1]
+        self.assertEqual([ok for ok, _ in res], [False, False, False])
+
+
+class Ends(unittest.TestCase):
+    OOMS = "thread 'x': synthvm: Out of memory"
+
+    def test_oom(self):
+        self.assertTrue(pc.is_oom(pc.Run(3, self.OOMS)))
+        self.assertFalse(pc.is_oom(pc.Run(3, "no message")))
+        self.assertFalse(pc.is_oom(pc.Run(124, self.OOMS)))  # the livelock: a timeout
+
+    def test_lowheap(self):
+        P, O = pc.Run(0, "PASSED"), pc.Run(3, self.OOMS)
+        self.assertTrue(pc.judge_lowheap("ss64k t1 small", 512, [(512, O), (768, P), (1024, P)])[0])
+        self.assertFalse(pc.judge_lowheap("l", 512, [(512, P), (768, P)])[0])                     # no OOM
+        self.assertFalse(pc.judge_lowheap("l", 512, [(512, O), (768, pc.Run(124, "")), (1024, P), (1280, P)])[0])
+        self.assertFalse(pc.judge_lowheap("l", 512, [(512, O), (768, P), (1024, O)])[0])          # no two passes at the end
+        ok, msg = pc.judge_lowheap("ss64k t1 small", 512, [(512, O), (768, P), (1024, P)])
+        self.assertEqual(msg, "low heaps ss64k t1 small 512K..1024K: 1 out of memory, 2 passed; slowest run 0 ms")
+
+    def test_invalid_setting(self):
+        err = "shardsweep: SHARDSWEEP_DECAY=soon: not a number; valid values are 0 (off) to 1000000\n"
+        self.assertTrue(pc.judge_invalid("SHARDSWEEP_DECAY=soon", "valid values are 0 (off) to 1000000", 2, err)[0])
+        self.assertFalse(pc.judge_invalid("SHARDSWEEP_DECAY=soon", "valid values are 0 (off) to 1000000", 101, err)[0])
+        self.assertFalse(pc.judge_invalid("SHARDSWEEP_DECAY=soon", "valid values are 0 (off) to 1000000", 2,
+                                          err + "stack backtrace:\n")[0])
+        self.assertFalse(pc.judge_invalid("SHARDSWEEP_DECAY=soon", "valid values are 0, 1", 2, err)[0])
+
+    def test_ignored(self):
+        line = "shardsweep: ignored SHARDSWEEP_ACCOUNTING=block: this plan has no shardsweep space\n"
+        self.assertTrue(pc.judge_ignored("s", "no shardsweep space", pc.Run(0, line))[0])
+        self.assertFalse(pc.judge_ignored("s", "no shardsweep space", pc.Run(0, line * 2))[0])
+        self.assertFalse(pc.judge_ignored("s", "no shardsweep space", pc.Run(0, ""))[0])
+
+    def test_refused_feature(self):
+        o = "error: features `shardsweep` and `malloc_mark_sweep` both select a MarkSweep space"
+        self.assertTrue(pc.judge_refused_feature("m", "`shardsweep` and `malloc_mark_sweep` both select", 101, o)[0])
+        self.assertFalse(pc.judge_refused_feature("m", "`shardsweep` and `malloc_mark_sweep` both select", 0, o)[0])
+        self.assertFalse(pc.judge_refused_feature("m", "`shardsweep` and `malloc_mark_sweep` both select", 101,
+                                                  "error: linker failed")[0])
+
+
+if __name__ == "__main__":
+    unittest.main()
