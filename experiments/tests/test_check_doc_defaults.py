@@ -27,10 +27,10 @@ def called_default(text):
 
 class Prose(unittest.TestCase):
     def test_wrong_sentences_are_caught(self):
-        for text in ["With `dontneed`; `free`, the default\nsince session 3, cut the mutator time.",
+        for text in ["With `dontneed`; `free`, the default\nsince 2026-11-21, cut the mutator time.",
                      "Pages go back with the default advice `free`.",
                      "The default is `free`.",
-                     "(Session 3: FREE became the\ndefault; later runs measure both.)",
+                     "(2026-11-21: FREE became the\ndefault; later runs measure both.)",
                      "It stays an option; plain MADV_FREE is the default for speed.",
                      "`free` (default) keeps them counted.",
                      "`SHARDSWEEP_ADVICE=free`, the default, is faster.",
