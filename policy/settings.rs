@@ -193,7 +193,7 @@ impl SpaceSettings {
 }
 
 /// The space's run-time variables (`SpaceSettings::from_env`, `report.rs`, `global.rs`).
-pub const VARIABLES: [&str; 12] = [
+pub const VARIABLES: [&str; 13] = [
     "SHARDSWEEP_ACCOUNTING",
     "SHARDSWEEP_SWEEP",
     "SHARDSWEEP_ADVICE",
@@ -205,6 +205,7 @@ pub const VARIABLES: [&str; 12] = [
     "SHARDSWEEP_CHECK_RECLAIM",
     "SHARDSWEEP_REPORT_PEAK",
     "SHARDSWEEP_REPORT_MUTATORS",
+    "SHARDSWEEP_REPORT_FOOTPRINT",
     "SHARDSWEEP_PRINT_SETTINGS",
 ];
 

@@ -10,6 +10,7 @@
 
 mod budget;
 mod check;
+mod footprint;
 mod idle;
 mod mmtk_space;
 mod sft;
@@ -354,6 +355,10 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
     /// first one cleared, and free live objects).
     pub fn release(&mut self) {
         let Some(shared) = self.shared.get().copied() else { return };
+        if footprint::footprint_level() > 0 {
+            // After marking, before any sweep (the mutators' sweeps are queued after this).
+            self.report_footprint();
+        }
         work::queue_abandoned_sweeps(self, shared);
     }
 

@@ -160,3 +160,32 @@ fn probe<VM: VMBinding, const TAKE: bool, const SWEEP: bool>(cell: *mut u8) -> b
     }
     live
 }
+
+/// The bytes of the live object in the cell at `cell`, or `None` if the cell holds no marked
+/// object (the footprint report, after marking and before the sweep; changes nothing).
+pub(super) fn live_object_bytes<VM: VMBinding>(cell: *mut u8) -> Option<usize> {
+    // SAFETY: the caller asks about cells of live blocks, whose header is readable.
+    let cell_size = unsafe { (*shardsweep::Block::of(cell)).cell_size() };
+    let start = Address::from_mut_ptr(cell);
+    let object = if cell_is_object::<VM>(cell_size) {
+        // SAFETY: a cell address is non-zero.
+        let object = unsafe { ObjectReference::from_raw_address_unchecked(start) };
+        take_mark::<VM, false>(object).then_some(object)?
+    } else {
+        // The object may start anywhere in the cell: the reference with a mark (as `probe`).
+        let mut cursor = start;
+        loop {
+            if cursor >= start + cell_size {
+                return None;
+            }
+            let r = (cursor.as_usize() as isize + VM::VMObjectModel::OBJECT_REF_OFFSET_LOWER_BOUND) as usize;
+            // SAFETY: `r` is inside or just around a mapped cell, never zero.
+            let object = unsafe { ObjectReference::from_raw_address_unchecked(Address::from_usize(r)) };
+            if take_mark::<VM, false>(object) {
+                break object;
+            }
+            cursor += MIN_OBJECT_SIZE;
+        }
+    };
+    Some(VM::VMObjectModel::get_current_size(object))
+}

@@ -106,6 +106,31 @@ def judge_mutator_report(run):
     return False, f"mutator report (rc={run.rc}, samples '{'' if n is None else n}', GCs '{'' if gcs is None else gcs}')"
 
 
+FOOTPRINT_PARTS = ("header", "live", "rounding", "dead", "free", "filling", "unlisted", "tail", "idle")
+
+
+def judge_footprint_report(run, page_bytes=4096):
+    """`SHARDSWEEP_REPORT_FOOTPRINT=1`: one line per GC, and on every line the parts add up to
+    the reported pages exactly: (header + ... + idle) / page + kept_pages + meta_pages."""
+    lines = [fields(l) for l in run.out.splitlines() if l.startswith("shardsweep-footprint gc=")]
+    gcs = num(run.json, "gc_count")
+    if run.rc != 0 or gcs is None or len(lines) != gcs:
+        return False, f"footprint report: rc={run.rc}, {len(lines)} lines for {'' if gcs is None else gcs} GCs"
+    for f in lines:
+        parts = [num(f, k) for k in FOOTPRINT_PARTS + ("kept_pages", "meta_pages", "reported_pages")]
+        if None in parts:
+            return False, f"footprint report: a field is missing in gc={f.get('gc')}"
+        *bytes_, kept, meta, reported = parts
+        if sum(bytes_) % page_bytes or sum(bytes_) // page_bytes + kept + meta != reported:
+            return False, (f"footprint report gc={f.get('gc')}: parts {sum(bytes_)} B + {kept} kept + {meta} meta "
+                           f"pages != {reported} reported pages")
+        if num(f, "live") <= 0:
+            return False, f"footprint report gc={f.get('gc')}: no live bytes"
+    if "shardsweep-footprint peak gc=" not in run.out:
+        return False, "footprint report: no peak line at exit"
+    return True, f"footprint report: {len(lines)} GCs, the parts add up to the reported pages exactly"
+
+
 def judge_footprint(pg, bl):
     """Post-GC footprint of fragger, page charging (pg, purge now) vs whole blocks (bl):
     (notes, [(ok, message)] for the two assertions)."""
@@ -383,6 +408,10 @@ def main(argv=None):
     print("== the mutator report (SHARDSWEEP_REPORT_MUTATORS=1): one line at exit, a sample per mutator per GC")
     r = S.execute([ss64, *small(8, 16, "lusearch")], {"SHARDSWEEP_REPORT_MUTATORS": 1}, timeout=120)
     S.verdict(judge_mutator_report(r), r.out)
+    for sweep_mode in ("eager", "lazy"):
+        r = S.execute([ss64, *small(8, 16, "lusearch")], {"SHARDSWEEP_REPORT_FOOTPRINT": 1, "SHARDSWEEP_SWEEP": sweep_mode}, timeout=120)
+        ok, msg = judge_footprint_report(r)
+        S.verdict((ok, f"{sweep_mode}: {msg}"), r.out)
 
     print("== vo_bit build")
     for acc in accounting:

@@ -1,11 +1,10 @@
 //! What a garbage-collecting embedder needs beyond malloc: the abandoned stacks detached in
 //! batches (so that GC workers sweep them in parallel while mutator sweeps abandon more blocks
-//! onto the same stacks), stop-the-world walks of the abandoned blocks, and the pages of a block
-//! that hold allocated cells (for accounting checks).
+//! onto the same stacks), and stop-the-world walks of the abandoned blocks. What a block's pages
+//! hold (for accounting checks and footprint reports) is `footprint.rs`.
 
 use crate::block::{Block, SweepResult};
 use crate::heap::SweepStats;
-use crate::page_mask::PageMask;
 use crate::shared::Shared;
 use crate::size_class::BIN_COUNT;
 
@@ -96,93 +95,5 @@ impl Shared {
                 unsafe { s.push(b) };
             }
         }
-    }
-}
-
-impl Block {
-    /// Whether cell `i` is allocated: a cell of an extended page that is on neither `free` nor
-    /// `local_free` and not set aside by a sweep (stop-the-world, or the owner; remote frees not
-    /// yet collected count as allocated). Returns the bitmap of allocated cells.
-    fn allocated_cells(&self) -> [u64; (crate::config::BLOCK_BYTES / 8).div_ceil(64)] {
-        const WORDS: usize = (crate::config::BLOCK_BYTES / 8).div_ceil(64);
-        let mut listed = [0u64; WORDS];
-        for mut c in [self.free, self.local_free] {
-            while !c.is_null() {
-                if let Some(i) = self.cell_index(c as *const u8) {
-                    listed[i / 64] |= 1 << (i % 64);
-                }
-                // SAFETY: listed cells of a live block hold their link.
-                c = unsafe { (*c).next };
-            }
-        }
-        let mut allocated = [0u64; WORDS];
-        let mut rest = self.extended.0;
-        while rest != 0 {
-            let p = rest.trailing_zeros() as usize;
-            rest &= rest - 1;
-            let (first, end) =
-                crate::block::cells_starting_in(p, self.cell_size(), self.reserved());
-            let end = if self.excluded.contains(p) {
-                end - 1
-            } else {
-                end
-            };
-            for i in first..end {
-                if listed[i / 64] & (1 << (i % 64)) == 0 {
-                    allocated[i / 64] |= 1 << (i % 64);
-                }
-            }
-        }
-        allocated
-    }
-
-    /// The pages in which an allocated cell starts. Work: O(cells in the block).
-    pub fn allocated_start_pages(&self) -> PageMask {
-        let a = self.allocated_cells();
-        let mut pages = PageMask::EMPTY;
-        for i in 0..self.reserved() {
-            if a[i / 64] & (1 << (i % 64)) != 0 {
-                pages = pages.union(PageMask::page(
-                    (crate::config::HEADER_BYTES + i * self.cell_size())
-                        >> crate::config::LOG_PAGE_BYTES,
-                ));
-            }
-        }
-        pages
-    }
-
-    /// The pages overlapped by allocated cells. Right after a sweep, under page accounting,
-    /// `charged() == {page 0} ∪ allocated_pages()` exactly. Work: O(cells in the block).
-    pub fn allocated_pages(&self) -> PageMask {
-        let a = self.allocated_cells();
-        let mut pages = PageMask::EMPTY;
-        for i in 0..self.reserved() {
-            if a[i / 64] & (1 << (i % 64)) != 0 {
-                let off = crate::config::HEADER_BYTES + i * self.cell_size();
-                pages = pages.union(PageMask::of_range(off, off + self.cell_size()));
-            }
-        }
-        pages
-    }
-
-    /// Bytes of allocated cells in each page of the block (a cell that straddles pages counts
-    /// the part in each), for footprint reports. Work: O(cells in the block).
-    pub fn allocated_bytes_per_page(&self) -> [u32; crate::config::PAGES_PER_BLOCK] {
-        use crate::config::{HEADER_BYTES, PAGE_BYTES};
-        let a = self.allocated_cells();
-        let cs = self.cell_size();
-        let mut bytes = [0u32; crate::config::PAGES_PER_BLOCK];
-        for i in 0..self.reserved() {
-            if a[i / 64] & (1 << (i % 64)) != 0 {
-                let (mut off, end) = (HEADER_BYTES + i * cs, HEADER_BYTES + (i + 1) * cs);
-                while off < end {
-                    let page_end = (off / PAGE_BYTES + 1) * PAGE_BYTES;
-                    let n = end.min(page_end) - off;
-                    bytes[off / PAGE_BYTES] += n as u32;
-                    off += n;
-                }
-            }
-        }
-        bytes
     }
 }

@@ -224,6 +224,13 @@ impl Heap {
         }
     }
 
+    /// The block `bin` allocates from next (its queue's first), if any: the block it is
+    /// filling.
+    pub fn current_block(&self, bin: usize) -> Option<*mut Block> {
+        let b = self.queues[bin].first;
+        (!b.is_null()).then_some(b)
+    }
+
     /// Number of blocks this heap owns (queued and full).
     pub fn owned_blocks(&self) -> usize {
         self.queues

@@ -40,6 +40,8 @@ pub mod budget;
 #[cfg(not(loom))]
 pub mod config;
 #[cfg(not(loom))]
+pub mod footprint;
+#[cfg(not(loom))]
 pub mod gc;
 #[cfg(not(loom))]
 pub mod heap;
@@ -61,6 +63,7 @@ pub use {
     block::{Block, BlockState, SweepResult},
     budget::{Accounting, CountingBudget, PageBudget},
     config::*,
+    footprint::Footprint,
     gc::AbandonedBatch,
     heap::{Heap, SweepStats},
     malloc::arena::ArenaSource,

@@ -150,3 +150,27 @@ class Ends(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class FootprintReport(unittest.TestCase):
+    LINE = ("shardsweep-footprint gc={gc} reported_pages=8 meta_pages=1 kept_pages=1 header=4096 live=8000 "
+            "rounding=192 dead=4096 free=0 filling=4096 unlisted=0 tail=0 idle=4096 abandoned_pages=0 mutators=1")
+    JSON = '{"synthvm":{"status":"PASSED","gc_count":2}}'
+
+    def run_of(self, lines, peak=True):
+        out = "\n".join(lines + (["shardsweep-footprint peak gc=1"] if peak else []) + [self.JSON])
+        return pc.Run(0, out)
+
+    def test_parts_that_add_up_pass(self):
+        ok, _ = pc.judge_footprint_report(self.run_of([self.LINE.format(gc=1), self.LINE.format(gc=2)]))
+        self.assertTrue(ok)
+
+    def test_a_part_off_by_one_page_fails(self):
+        bad = self.LINE.format(gc=2).replace("idle=4096", "idle=8192")
+        ok, msg = pc.judge_footprint_report(self.run_of([self.LINE.format(gc=1), bad]))
+        self.assertFalse(ok, msg)
+
+    def test_a_missing_gc_or_peak_fails(self):
+        self.assertFalse(pc.judge_footprint_report(self.run_of([self.LINE.format(gc=1)]))[0])
+        self.assertFalse(pc.judge_footprint_report(
+            self.run_of([self.LINE.format(gc=1), self.LINE.format(gc=2)], peak=False))[0])

@@ -1,0 +1,142 @@
+//! The footprint report (`SHARDSWEEP_REPORT_FOOTPRINT=1`): at each GC, after marking and before
+//! the sweeps give pages back, every page the space reports to MMTk in exactly one part, one line
+//! on stderr:
+//!
+//! `shardsweep-footprint gc=<n> reported_pages=<P> meta_pages=<M> kept_pages=<K> header=<B>
+//! live=<B> rounding=<B> dead=<B> free=<B> filling=<B> unlisted=<B> tail=<B> idle=<B>
+//! abandoned_pages=<A> mutators=<m> mutator_pages_mean=<x> mutator_pages_max=<x>
+//! free_by_class=<cell bytes>:<free bytes>,...`
+//!
+//! Bytes (`B`) are those of the blocks' resident pages, split as `shardsweep::Footprint` says:
+//! block headers, live objects, their size-class rounding, dead cells (what the sweep frees),
+//! free cells (fragmentation; `free_by_class` by cell size), the free cells of the blocks the
+//! mutators are filling, cells on charged pages neither listed nor allocated, block tails, and
+//! idle pages. `kept_pages` are the resident pages of the empty blocks kept for reuse,
+//! `meta_pages` the side metadata MMTk counts. They add up exactly:
+//! `(header + … + idle) / 4096 + kept_pages + meta_pages = reported_pages` (the policy tests
+//! assert it). `mutator_pages_*`: the resident pages of the blocks each mutator holds. With
+//! `SHARDSWEEP_REPORT_FOOTPRINT=2` each mutator's own split follows on a
+//! `shardsweep-footprint-mutator` line. At exit the line of the GC with the most reported pages is
+//! printed again as `shardsweep-footprint peak …`.
+//!
+//! Not in it: the large-object space (another space of the plan, with its own pages).
+
+use super::ShardSweepSpace;
+use crate::policy::marksweepspace::shardsweep::sweep;
+use crate::policy::space::Space;
+use crate::vm::VMBinding;
+use shardsweep::{Block, Footprint, Heap, BIN_COUNT, PAGE_BYTES};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::sync::OnceLock;
+
+/// `SHARDSWEEP_REPORT_FOOTPRINT`: 0 (off), 1 (per GC), 2 (also per mutator). Read once.
+pub(in crate::policy::marksweepspace::shardsweep) fn footprint_level() -> u8 {
+    static LEVEL: OnceLock<u8> = OnceLock::new();
+    *LEVEL.get_or_init(|| match std::env::var("SHARDSWEEP_REPORT_FOOTPRINT").as_deref().map(str::trim) {
+        Ok("1") => 1,
+        Ok("2") => 2,
+        _ => 0,
+    })
+}
+
+/// The line of the GC with the most reported pages so far (printed again at exit).
+static PEAK: Mutex<(usize, String)> = Mutex::new((0, String::new()));
+
+extern "C" fn print_peak() {
+    if let Ok(peak) = PEAK.lock() {
+        if !peak.1.is_empty() {
+            eprintln!("shardsweep-footprint peak {}", peak.1);
+        }
+    }
+}
+
+fn fields(f: &Footprint) -> String {
+    format!(
+        "header={} live={} rounding={} dead={} free={} filling={} unlisted={} tail={} idle={}",
+        f.header, f.live, f.rounding, f.dead, f.free, f.filling, f.unlisted, f.tail, f.idle
+    )
+}
+
+impl<VM: VMBinding> ShardSweepSpace<VM> {
+    /// Prints this GC's footprint line (stop-the-world, after marking, before any sweep).
+    pub(super) fn report_footprint(&self) {
+        let Some(shared) = self.shared_if_created() else { return };
+        static GCS: AtomicUsize = AtomicUsize::new(0);
+        // Relaxed: a count of the reports, made by one GC worker at a time.
+        let gc = GCS.fetch_add(1, Ordering::Relaxed) + 1;
+        let level = footprint_level();
+        let mut oracle = |c: *mut u8| sweep::live_object_bytes::<VM>(c);
+        let mut total = Footprint::default();
+        let mut free_by_class = [0usize; BIN_COUNT];
+        let mut note = |b: &Block, f: &Footprint, total: &mut Footprint| {
+            total.add(f);
+            free_by_class[b.bin()] += f.free;
+        };
+        let heaps: Vec<usize> = self.heaps.lock().unwrap().clone();
+        let (mut mutator_pages_sum, mut mutator_pages_max) = (0usize, 0usize);
+        for (i, &h) in heaps.iter().enumerate() {
+            // SAFETY: registered heaps are alive; the world is stopped.
+            let heap = unsafe { &*(h as *const Heap) };
+            let current: Vec<*mut Block> = (1..BIN_COUNT).filter_map(|bin| heap.current_block(bin)).collect();
+            let mut mine = Footprint::default();
+            let mut pages = 0;
+            for b in heap.blocks() {
+                // SAFETY: a block of a live heap; the world is stopped.
+                let block = unsafe { &*b };
+                let f = block.footprint(&mut oracle, current.contains(&b));
+                pages += block.resident().count();
+                mine.add(&f);
+                note(block, &f, &mut total);
+            }
+            mutator_pages_sum += pages;
+            mutator_pages_max = mutator_pages_max.max(pages);
+            if level >= 2 {
+                eprintln!("shardsweep-footprint-mutator gc={gc} mutator={i} pages={pages} {}", fields(&mine));
+            }
+        }
+        let mut abandoned_pages = 0;
+        shared.for_each_abandoned(&mut |b| {
+            let f = b.footprint(&mut oracle, false);
+            abandoned_pages += b.resident().count();
+            note(b, &f, &mut total);
+        });
+        let kept_pages: usize = self
+            .kept
+            .lock()
+            .unwrap()
+            .iter()
+            // SAFETY: a kept block is retired with its pages, off every list but `kept`.
+            .map(|a| unsafe { Block::retired_resident(a.to_ptr::<Block>()) }.count())
+            .sum();
+        let reported = self.reserved_pages();
+        let meta_pages = reported - self.charged_pages();
+        let classes: Vec<String> = (1..BIN_COUNT)
+            .filter(|&bin| free_by_class[bin] > 0)
+            .map(|bin| format!("{}:{}", shardsweep::bin_bytes(bin), free_by_class[bin]))
+            .collect();
+        let n = heaps.len().max(1);
+        let line = format!(
+            "gc={gc} reported_pages={reported} meta_pages={meta_pages} kept_pages={kept_pages} {} abandoned_pages={abandoned_pages} \
+             mutators={} mutator_pages_mean={:.1} mutator_pages_max={mutator_pages_max} free_by_class={}",
+            fields(&total),
+            heaps.len(),
+            mutator_pages_sum as f64 / n as f64,
+            if classes.is_empty() { "-".to_string() } else { classes.join(",") },
+        );
+        debug_assert_eq!(
+            total.total() / PAGE_BYTES + kept_pages + meta_pages,
+            reported,
+            "the footprint's parts add up to the reported pages"
+        );
+        eprintln!("shardsweep-footprint {line}");
+        let mut peak = PEAK.lock().unwrap();
+        if peak.1.is_empty() {
+            // SAFETY: `print_peak` is an `extern "C" fn()` that neither unwinds nor calls `exit`.
+            unsafe { libc::atexit(print_peak) };
+        }
+        if reported > peak.0 || peak.1.is_empty() {
+            *peak = (reported, line);
+        }
+    }
+}
