@@ -23,6 +23,7 @@
 //! | `SHARDSWEEP_ABANDON_ALL`       | `1`, `0`                   | `1` with eager sweeping, `0` with lazy |
 //! | `SHARDSWEEP_CHECK_ACCOUNTING`  | `0`, `1`                   | `1` in debug builds, else `0` |
 //! | `SHARDSWEEP_CHECK_RECLAIM`     | `0`, `1`                   | `0`        |
+//! | `SHARDSWEEP_ZERO`              | `space`, `binding`, `poison` | `space`  |
 //!
 //! The block size is a build-time setting of the core (`SHARDSWEEP_BLOCK_KIB`).
 
@@ -47,6 +48,34 @@ impl SweepMode {
             other => Err(format!(
                 "invalid sweep mode {other:?}: valid values are eager, lazy"
             )),
+        }
+    }
+}
+
+/// Who makes a new object's memory read as zero.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Zeroing {
+    /// The space: every cell it hands out reads as zero (it zeroes dead cells at the sweep and
+    /// dirty pages when it lists their cells). Right for any binding.
+    Space,
+    /// The binding initialises every byte of what it allocates (HotSpot's `MemAllocator` clears
+    /// an object's body, as it does in its own collectors' thread-local buffers, which are not
+    /// zeroed either): the space skips its zeroing. Cells hold what was there.
+    Binding,
+    /// As `binding`, and the space fills every cell a sweep frees with 0xDB bytes, so that a
+    /// binding that does not initialise what it allocates reads garbage at once (a test
+    /// setting: the fill costs what zeroing does).
+    Poison,
+}
+
+impl Zeroing {
+    /// Parses `space`, `binding` or `poison`.
+    pub fn parse(s: &str) -> Result<Zeroing, String> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "space" => Ok(Zeroing::Space),
+            "binding" => Ok(Zeroing::Binding),
+            "poison" => Ok(Zeroing::Poison),
+            other => Err(format!("invalid zeroing {other:?}: valid values are space, binding, poison")),
         }
     }
 }
@@ -104,6 +133,8 @@ pub struct SpaceSettings {
     /// At the end of every GC, check that each swept block is charged exactly for its header
     /// and the pages of its live cells, and report the post-GC footprint against live data.
     pub check_reclaim: bool,
+    /// Who zeroes new objects' memory (`SHARDSWEEP_ZERO`).
+    pub zero: Zeroing,
 }
 
 /// Exit status for an invalid setting: a usage error (synthvm's `--help`: 2).
@@ -167,6 +198,7 @@ impl SpaceSettings {
                 parse_bool,
             ),
             check_reclaim: read(&mut e, "SHARDSWEEP_CHECK_RECLAIM", false, parse_bool),
+            zero: read(&mut e, "SHARDSWEEP_ZERO", Zeroing::Space, Zeroing::parse),
         };
         // As mmtk's own `vo_bit = ["eager_sweeping"]`: a lazy sweep would leave dead objects'
         // VO bits set until their owner sweeps them.
@@ -193,7 +225,7 @@ impl SpaceSettings {
 }
 
 /// The space's run-time variables (`SpaceSettings::from_env`, `report.rs`, `global.rs`).
-pub const VARIABLES: [&str; 13] = [
+pub const VARIABLES: [&str; 14] = [
     "SHARDSWEEP_ACCOUNTING",
     "SHARDSWEEP_SWEEP",
     "SHARDSWEEP_ADVICE",
@@ -206,6 +238,7 @@ pub const VARIABLES: [&str; 13] = [
     "SHARDSWEEP_REPORT_PEAK",
     "SHARDSWEEP_REPORT_MUTATORS",
     "SHARDSWEEP_REPORT_FOOTPRINT",
+    "SHARDSWEEP_ZERO",
     "SHARDSWEEP_PRINT_SETTINGS",
 ];
 

@@ -19,7 +19,7 @@ mod trace;
 
 use super::region::Block;
 use super::settings::SpaceSettings;
-use super::settings::SweepMode;
+use super::settings::{SweepMode, Zeroing};
 use super::sweep;
 use super::work;
 use crate::plan::tracing::ObjectQueue;
@@ -45,7 +45,7 @@ fn describe_settings(s: &SpaceSettings) -> String {
     format!(
         "SHARDSWEEP_BLOCK_KIB={} SHARDSWEEP_ACCOUNTING={} SHARDSWEEP_SWEEP={} SHARDSWEEP_ADVICE={} SHARDSWEEP_PURGE={} \
          SHARDSWEEP_DECAY={} SHARDSWEEP_ABANDON_IDLE={} SHARDSWEEP_ABANDON_ALL={} SHARDSWEEP_CHECK_ACCOUNTING={} \
-         SHARDSWEEP_CHECK_RECLAIM={}",
+         SHARDSWEEP_CHECK_RECLAIM={} SHARDSWEEP_ZERO={}",
         shardsweep::BLOCK_BYTES / 1024,
         match s.accounting { Accounting::Page => "page", Accounting::Block => "block" },
         match s.sweep { SweepMode::Eager => "eager", SweepMode::Lazy => "lazy" },
@@ -56,6 +56,7 @@ fn describe_settings(s: &SpaceSettings) -> String {
         b(s.abandon_all),
         b(s.check_accounting),
         b(s.check_reclaim),
+        match s.zero { Zeroing::Space => "space", Zeroing::Binding => "binding", Zeroing::Poison => "poison" },
     )
 }
 
@@ -178,10 +179,14 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
                 Box::leak(Box::new(DeferredPurge::new(madvise, self.settings.purge, self.settings.decay)));
             let _ = self.purge.set(q);
             let os: &'static dyn OsMemory = q;
+            if self.settings.zero == Zeroing::Poison {
+                sweep::poison_freed_cells();
+            }
             super::report::register_peak_report(&self.xpeak);
             let settings = Settings {
                 accounting: self.settings.accounting,
-                zero_cells: true,
+                // The space zeroes cells unless the binding initialises what it allocates.
+                zero_cells: self.settings.zero == Zeroing::Space,
                 abandon_idle_bins: self.settings.abandon_idle,
                 abandon_all_partial: self.settings.abandon_all,
             };

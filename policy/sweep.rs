@@ -115,6 +115,20 @@ pub(super) fn sweep_oracle<VM: VMBinding>(marks_cleared_in_bulk: bool) -> fn(*mu
     }
 }
 
+/// `SHARDSWEEP_ZERO=poison`: the sweep fills each dead cell with [`POISON_BYTE`] (set once, when
+/// the space creates its core instance, before any sweep).
+static POISON: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// The byte `SHARDSWEEP_ZERO=poison` fills freed cells with: a reference field read from such a
+/// cell is 0xDBDB…, in no space.
+pub(super) const POISON_BYTE: u8 = 0xDB;
+
+/// Turns on the poisoning of freed cells (`SHARDSWEEP_ZERO=poison`).
+pub(super) fn poison_freed_cells() {
+    // Relaxed: set before the first GC, whose start orders it before every sweep.
+    POISON.store(true, Ordering::Relaxed);
+}
+
 /// Is the cell at `cell` live? Changes nothing (the lazy GC's accounting pass, whose answers the
 /// owner's later sweep must repeat; the checks).
 pub(super) fn is_marked<VM: VMBinding>(cell: *mut u8) -> bool {
@@ -157,6 +171,12 @@ fn probe<VM: VMBinding, const TAKE: bool, const SWEEP: bool>(cell: *mut u8) -> b
     #[cfg(feature = "vo_bit")]
     if SWEEP && !live {
         crate::util::metadata::vo_bit::bzero_vo_bit(start, cell_size);
+    }
+    // Relaxed: see `poison_freed_cells`.
+    if SWEEP && !live && POISON.load(Ordering::Relaxed) {
+        // SAFETY: a dead cell of a live block, which the core is about to list as free: nothing
+        // else reads or writes it (the core writes its link word after this).
+        unsafe { std::ptr::write_bytes(cell, POISON_BYTE, cell_size) };
     }
     live
 }

@@ -131,6 +131,14 @@ def judge_footprint_report(run, page_bytes=4096):
     return True, f"footprint report: {len(lines)} GCs, the parts add up to the reported pages exactly"
 
 
+def judge_unclearing_binding(run):
+    """SHARDSWEEP_ZERO=poison with a binding that does not clear (synthvm's test hook): the run
+    fails (exit 1, FAILED) reading the poison pattern, promptly, and does not crash."""
+    ok = run.rc == 1 and "FAILED" in run.out and "0xdbdbdbdb" in run.out
+    return ok, ("poison: a binding that does not clear what it allocates is caught (FAILED, the 0xDB pattern)"
+                if ok else f"poison: a binding that does not clear was not caught (rc={run.rc})")
+
+
 def judge_footprint(pg, bl):
     """Post-GC footprint of fragger, page charging (pg, purge now) vs whole blocks (bl):
     (notes, [(ok, message)] for the two assertions)."""
@@ -406,6 +414,17 @@ def main(argv=None):
     S.verdict((r.rc == 0, f"documented defaults ({lines[-1] if lines else ''})" if r.rc == 0 else "documented defaults"), r.out)
 
     print("== the mutator report (SHARDSWEEP_REPORT_MUTATORS=1): one line at exit, a sample per mutator per GC")
+    print("== who zeroes: SHARDSWEEP_ZERO=binding and poison (a binding that clears needs no zeroing)")
+    for zero in ("binding", "poison"):
+        for w in ("lusearch", "fragger"):
+            S.run(f"ss64k zero={zero} t8 {w}", [ss64, *small(8, 16, w, "--verify")], {"SHARDSWEEP_ZERO": zero})
+    S.run("ss64k zero=poison lazy t8 lusearch", [ss64, *small(8, 16, "lusearch", "--verify")],
+          {"SHARDSWEEP_ZERO": "poison", "SHARDSWEEP_SWEEP": "lazy"})
+    S.run("ss64k zero=space, a binding that does not clear t8 lusearch", [ss64, *small(8, 16, "lusearch", "--verify")],
+          {"SYNTHVM_TEST_SKIP_CLEAR": 1})
+    r = S.execute([ss64, *small(8, 16, "lusearch", "--verify")], {"SHARDSWEEP_ZERO": "poison", "SYNTHVM_TEST_SKIP_CLEAR": 1},
+                  timeout=120)
+    S.verdict(judge_unclearing_binding(r), r.out)
     r = S.execute([ss64, *small(8, 16, "lusearch")], {"SHARDSWEEP_REPORT_MUTATORS": 1}, timeout=120)
     S.verdict(judge_mutator_report(r), r.out)
     for sweep_mode in ("eager", "lazy"):
@@ -510,7 +529,8 @@ def main(argv=None):
             ("SHARDSWEEP_CHECK_RECLAIM=2", "valid values are 0, 1"),
             ("SHARDSWEEP_DECAY=soon", "valid values are 0 (off) to 1000000"),
             ("SHARDSWEEP_ADVICE=often", "valid values are dontneed, free, keep"),
-            ("SHARDSWEEP_ADVICE=madv_free", "valid values are dontneed, free, keep")]:
+            ("SHARDSWEEP_ADVICE=madv_free", "valid values are dontneed, free, keep"),
+            ("SHARDSWEEP_ZERO=vm", "valid values are space, binding, poison")]:
         var, value = var_value.split("=", 1)
         r = S.execute([ss64, *MS, "lusearch"], {"RUST_BACKTRACE": 1, var: value}, timeout=60, stderr_only=True)
         S.verdict(judge_invalid(var_value, msg, r.rc, r.out), r.out)

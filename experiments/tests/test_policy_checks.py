@@ -174,3 +174,11 @@ class FootprintReport(unittest.TestCase):
         self.assertFalse(pc.judge_footprint_report(self.run_of([self.LINE.format(gc=1)]))[0])
         self.assertFalse(pc.judge_footprint_report(
             self.run_of([self.LINE.format(gc=1), self.LINE.format(gc=2)], peak=False))[0])
+
+
+class UnclearingBinding(unittest.TestCase):
+    def test_caught_only_as_a_clean_failure(self):
+        good = pc.Run(1, "synthvm: FAILED: lusearch: object 0xdbdbdbdbdbdbdbdb is not 8-byte aligned")
+        self.assertTrue(pc.judge_unclearing_binding(good)[0])
+        self.assertFalse(pc.judge_unclearing_binding(pc.Run(139, ""))[0], "a crash is not a catch")
+        self.assertFalse(pc.judge_unclearing_binding(pc.Run(0, "PASSED"))[0], "a pass is not a catch")
