@@ -95,12 +95,6 @@ pub const fn owner_bits(id: usize) -> u64 {
     ((id.wrapping_add(1) as u64) & OWNER_MASK) << OWNER_SHIFT
 }
 
-/// Initialise a freshly allocated cell.  References are nulled, payload filled; `owner` is
-/// [`owner_bits`] of the allocating thread.
-///
-/// # Safety
-/// `addr` must point to at least `size` writable bytes, 8-byte aligned, with `size` a multiple
-/// of 8 of at least `HEADER_BYTES + 8 * nrefs` (as [`object_size`] computes it).
 /// `SYNTHVM_TEST_SKIP_CLEAR=1`: a test hook that makes synthvm a binding that does not
 /// initialise its objects' reference fields, relying on the space to hand out zeroed memory
 /// (as a binding may when the space zeroes: `SHARDSWEEP_ZERO=space`, the default). With
@@ -110,6 +104,12 @@ pub fn skips_clearing() -> bool {
     *SKIP.get_or_init(|| std::env::var("SYNTHVM_TEST_SKIP_CLEAR").is_ok_and(|v| v.trim() == "1"))
 }
 
+/// Initialise a freshly allocated cell.  References are nulled, payload filled; `owner` is
+/// [`owner_bits`] of the allocating thread.
+///
+/// # Safety
+/// `addr` must point to at least `size` writable bytes, 8-byte aligned, with `size` a multiple
+/// of 8 of at least `HEADER_BYTES + 8 * nrefs` (as [`object_size`] computes it).
 #[inline(always)]
 pub unsafe fn init_object(
     addr: Address,
