@@ -36,7 +36,7 @@ public final class Main {
     enum Size {
         //       warehouses items customers/district transactions/warehouse
         SMALL(     4,    100, 10, 150),
-        DEFAULT(  48,    100, 10, 120),
+        DEFAULT(  48,    100, 10, 80),
         LARGE(    96,  1_000, 30, 400);
 
         final int warehouses, items, customers, transactions;
@@ -50,7 +50,7 @@ public final class Main {
     static String expectedDigest(Size size) {
         switch (size) {
             case SMALL: return "ad6e569a3aab2653";
-            case DEFAULT: return "99f75bf9a4142d79";
+            case DEFAULT: return "acaa3fe81ce36315";
             case LARGE: return "1f1ff46a30832810";
             default: return "";
         }
