@@ -5,7 +5,7 @@
              [--jdk ss16=JDK --jdk ss256=JDK] --out DIR
              [--threads "1 12 24 36 48"] [--time-threads "8 24"] [--invocations 5]
              [--factor-threads 8] [--factors "1.5 2 3 4 6"] [--normalise stock-ms]
-             [--iterations 3] [--timeout 90] [--resolution 0.5] [--configs a,b,...]
+             [--iterations 3] [--timeout S] [--resolution 0.5] [--configs a,b,...]
              [--factor-configs a,b,...] [--jvm-args "-XX:+UseThirdPartyHeap"] [--plan-only]
              [--phase all|minheap|baseline|time|factors|gccount|report] [--gc-count off|perf]
 
@@ -158,7 +158,7 @@ def phase_minheap(a, images, configs):
         label, _, extra = cfg
         threads = minheap_threads(a, label)
         cmd = [sys.executable, str(HERE / "minheap.py"), java_of(images, cfg), "--workload", a.workload,
-               "--jar", a.jar, "--size", a.size,
+               "--jar", a.jar, "--size", a.size, "--guess", f"{workloads.GUESS_MIB[a.workload]:g}",
                "--threads", " ".join(map(str, threads)), "--resolution", str(a.resolution),
                "--timeout", str(a.timeout), "--label", label, "--out", str(a.out / "minheap" / label),
                "--"] + a.jvm_args
@@ -817,7 +817,8 @@ def parser():
     p.add_argument("--normalise", default="stock-ms", help="the factors plot's reference configuration")
     p.add_argument("--invocations", type=int, default=5)
     p.add_argument("--iterations", type=int, default=3)
-    p.add_argument("--timeout", type=float, default=90.0)
+    p.add_argument("--timeout", type=float,
+                   help="seconds per run (default per workload: lusearch 90, h2 240, xalan 120)")
     p.add_argument("--resolution", type=float, default=0.5)
     p.add_argument("--configs", help="comma-separated labels of the minheap and time phases (default: the seven of issue 11)")
     p.add_argument("--factor-configs", help="comma-separated labels of the factors phase (default: "
@@ -874,6 +875,7 @@ def main(argv):
     for w in names:
         wa = argparse.Namespace(**vars(a))
         wa.workload = w
+        wa.timeout = a.timeout if a.timeout is not None else workloads.TIMEOUT_S[w]
         wa.jar = a.jar or str(workloads.jar(w))
         wa.out = out / w if len(names) > 1 else out
         if not a.plan_only:

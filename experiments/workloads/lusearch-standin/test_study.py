@@ -131,6 +131,19 @@ class Cli(unittest.TestCase):
         self.assertEqual(sum("-Xmx61440k" in l for l in runs), 5 * 7)  # 1.5 x 40 MiB
         self.assertFalse(Path("/nonexistent/plan").exists())
 
+    def test_plan_only_minheap_per_workload(self):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            study.main(["--workload", "h2,xalan", "--plan-only", "--phase", "minheap", "--stock", "/j/stock",
+                        "--ss64", "/j/ss64", "--ss4", "/j/ss4", "--out", "/nonexistent/plan"])
+        lines = [l for l in out.getvalue().splitlines() if "minheap.py" in l]
+        self.assertEqual(len(lines), 2 * len(study.MINHEAP_LABELS))
+        h2 = [l for l in lines if "--workload h2" in l]
+        self.assertTrue(all("--guess 48" in l and "--timeout 240" in l and "/nonexistent/plan/h2/minheap/" in l
+                            for l in h2), h2)
+        mc = [l for l in h2 if "--label markcompact" in l]
+        self.assertIn("--threads '1 8 12 24 36 48'", mc[0])  # also at the time and factors threads
+
 
 class Workloads(unittest.TestCase):
     def test_command_lines(self):

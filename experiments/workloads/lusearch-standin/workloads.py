@@ -16,6 +16,10 @@ WORKLOADS_DIR = Path(__file__).resolve().parent.parent
 ROOT = WORKLOADS_DIR.parents[1]
 NAMES = ("lusearch", "h2", "xalan")
 SIZES = ("small", "default", "large")
+# The minimum-heap search's first guess (MiB) and the study's default timeout (s) per run: h2
+# holds its whole database on the heap, and a probe just above its minimum collects for minutes.
+GUESS_MIB = {"lusearch": 16.0, "h2": 48.0, "xalan": 8.0}
+TIMEOUT_S = {"lusearch": 90.0, "h2": 240.0, "xalan": 120.0}
 # Every stand-in's result line (DaCapo's form): "===== NAME-standin SIZE PASSED in N msec =====".
 PASSED = re.compile(rb"^===== (?:lusearch|h2|xalan)-standin \S+ PASSED in (\d+) msec =====$", re.M)
 
