@@ -9,6 +9,7 @@
 #   * a heap too small exits 3 after printing OutOfMemoryError (and h2, xalan: a FAILED line);
 #   * an unknown option exits 2 (h2, xalan: with exactly one line);
 #   * the minimum-heap search records the peak RSS at the minimum;
+#   * the study's factors phase and report run end to end (xalan small, Serial GC, the plumbing);
 #   * (test_minheap.py, test_study.py, no JVM) the search finds the exact minimum from any
 #     guess, a run that ends in "NoClassDefFoundError: Could not initialize class" counts as out
 #     of memory; the study's workload table, --jdk parsing, heap-factor plan and interleaving.
@@ -105,4 +106,21 @@ workload() { # name, OOM JVM args..., --, OOM program args...
 }
 workload h2 -Xmx4m -XX:+UseSerialGC --
 workload xalan -Xmx2m -XX:+UseSerialGC -- --books 400   # documents ~20x the usual: certain to run out
+# The study's factors phase and report end to end on this JDK (the plumbing only: Serial GC
+# instead of MMTk, every "image" this JDK, MarkCompact's minimum written here by hand).
+JHOME="$(dirname "$(dirname "$(readlink -f "$(command -v "$JAVA")")")")"
+mkdir -p "$TMP/study/minheap/markcompact"
+printf 'workload,label,threads,minheap_mib,status,peak_rss_kib\nxalan,markcompact,2,4,ok,\n' \
+    >"$TMP/study/minheap/markcompact/minheap.csv"
+for phase in factors report; do
+    python3 "$DIR/study.py" --workload xalan --jdk stock="$JHOME" --jdk ss64="$JHOME" --jvm-args=-XX:+UseSerialGC \
+        --factor-configs stock-ms,ss64-page --factor-threads 2 --factors "2 4" --invocations 1 --iterations 1 \
+        --size small --threads 2 --time-threads 2 --phase $phase --out "$TMP/study" >"$TMP/study-$phase.out" 2>&1 \
+        || { cat "$TMP/study-$phase.out"; fail "study.py --phase $phase"; }
+done
+runs=$(grep -c ',pass,' "$TMP/study/factors/runs.csv" || true)
+[ "$runs" = 4 ] || { cat "$TMP/study/factors/runs.csv"; fail "study factors: $runs passing runs of 4"; }
+grep -q '^## Time against heap factor' "$TMP/study/README.md" || fail "study report: no heap-factor table"
+python3 -c 'import matplotlib' 2>/dev/null && { [ -s "$TMP/study/factors.png" ] || fail "study report: no factors.png"; }
+echo "openjdk-standin-test: study.py --workload xalan --phase factors, report (Serial GC, plumbing only): 4 runs, table, plot: ok"
 echo "openjdk-standin-test: PASSED in $(( $(date +%s) - T0 )) s ($("$JAVA" -version 2>&1 | head -1))"

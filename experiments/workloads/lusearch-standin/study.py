@@ -64,7 +64,7 @@ what every run pays before the heap holds anything, into OUT/baseline.csv; the r
 each peak RSS also above it.
 
 Phase report: OUT/README.md (tables, least-squares slopes, goals), OUT/minheap.png, OUT/rss.png,
-OUT/factors.png.
+OUT/factors.png; over several workloads also OUT/factors.png with one panel per workload.
 
 --plan-only prints what the phases would run (every command with its environment; the factors
 phase's heaps from MarkCompact's minimum in OUT when measured, else from --assume-mc-minheap) and
@@ -707,25 +707,19 @@ def factors_section(a, P):
     P("")
 
 
-def plot_factors(a):
-    path = a.out / "factors" / "runs.csv"
-    rows = [r for r in csv.DictReader(path.open())] if path.exists() else []
-    if not rows:
-        return
-    reference, norm, cells = factor_summary(rows, a.normalise)
+def read_factor_runs(out):
+    path = out / "factors" / "runs.csv"
+    return [r for r in csv.DictReader(path.open())] if path.exists() else []
+
+
+def draw_factors(ax, rows, normalise, title):
+    """One thesis-style panel: time against heap factor, normalised, one line per
+    configuration, error bars min/max. Returns the reference label (None: nothing passed)."""
+    reference, norm, cells = factor_summary(rows, normalise)
     if norm is None:
-        return
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        print("study: matplotlib missing, no plots")
-        return
+        return None
     labels = list(dict.fromkeys(r["label"] for r in rows))
     factors = sorted({float(r["factor"]) for r in rows})
-    threads = sorted({r["threads"] for r in rows})
-    fig, ax = plt.subplots(figsize=(6.4, 4.2))
     markers = "os^vD<>ph*"
     for i, l in enumerate(labels):
         pts = [(f, cells[(l, f)]) for f in factors if (l, f) in cells and cells[(l, f)]["median"] is not None]
@@ -741,12 +735,53 @@ def plot_factors(a):
     ax.set_ylabel(f"time (normalised to {reference} at {factors[-1]:g}x)")
     ax.set_xticks(factors)
     ax.set_xticklabels([f"{f:g}" for f in factors])
-    ax.set_title(f"{a.workload} stand-in, {', '.join(threads)} threads: time against heap size", fontsize=10)
+    ax.set_title(title, fontsize=10)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8, frameon=False)
+    return reference
+
+
+def pyplot():
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        return plt
+    except ImportError:
+        print("study: matplotlib missing, no plots")
+        return None
+
+
+def plot_factors(a):
+    rows = read_factor_runs(a.out)
+    if not rows or factor_summary(rows, a.normalise)[1] is None:
+        return
+    plt = pyplot()
+    if not plt:
+        return
+    threads = sorted({r["threads"] for r in rows})
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    draw_factors(ax, rows, a.normalise, f"{a.workload} stand-in, {', '.join(threads)} threads: time against heap size")
     fig.tight_layout()
     fig.savefig(a.out / "factors.png", dpi=130)
     plt.close(fig)
+
+
+def plot_factors_all(out, names, normalise):
+    """OUT/factors.png: one panel per workload (a study over several workloads)."""
+    panels = [(w, read_factor_runs(out / w)) for w in names]
+    panels = [(w, rows) for w, rows in panels if rows and factor_summary(rows, normalise)[1] is not None]
+    plt = pyplot() if panels else None
+    if not plt:
+        return
+    fig, axes = plt.subplots(1, len(panels), figsize=(5.2 * len(panels), 4.2), squeeze=False)
+    for ax, (w, rows) in zip(axes[0], panels):
+        threads = sorted({r["threads"] for r in rows})
+        draw_factors(ax, rows, normalise, f"{w} stand-in, {', '.join(threads)} threads")
+    fig.tight_layout()
+    fig.savefig(out / "factors.png", dpi=130)
+    plt.close(fig)
+
 
 
 def plot(a, labels, mh):
@@ -885,6 +920,8 @@ def main(argv):
         if len(names) > 1:
             print(f"===== study: workload {w} into {wa.out} =====", flush=True)
         rc |= study(wa, images)
+    if len(names) > 1 and not a.plan_only:
+        plot_factors_all(out, names, a.normalise)
     return rc
 
 
