@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""Minimum heap of the lusearch stand-in on a given JDK, over mutator thread counts.
+"""Minimum heap of a JVM stand-in (lusearch, h2 or xalan) on a given JDK, over mutator threads.
 
-    minheap.py JAVA [--threads "1 12 24 48"] [--size default] [--iterations 2]
-               [--resolution 0.25] [--timeout 180] [--label NAME] [--out DIR] [-- JVM ARGS...]
+    minheap.py JAVA [--workload lusearch|h2|xalan] [--threads "1 12 24 48"] [--size default]
+               [--iterations 2] [--resolution 0.25] [--timeout 180] [--label NAME] [--out DIR]
+               [-- JVM ARGS...]
 
 The JVM runs with -Xms = -Xmx = the probed heap (a fixed MMTk heap under mmtk-openjdk), the
 extra JVM arguments after `--` (e.g. -XX:+UseThirdPartyHeap, -XX:+UseSerialGC) and this
@@ -37,17 +38,19 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1]))  # experiments/: the search shared with exp.py
 from studylib import heapsearch  # noqa: E402
+sys.path.insert(0, str(HERE))
+import workloads  # noqa: E402  (the stand-ins' jars and command lines)
 # "Too small ... heap": HotSpot refuses heaps below its floor (~2 MiB) at start-up.
 OOM = re.compile(rb"OutOfMemoryError|Out of memory|ran out of memory|Allocation Failed|Too small (?:maximum|initial) heap")
-PASSED = re.compile(rb"^===== lusearch-standin \S+ PASSED in (\d+) msec =====$", re.M)
+PASSED = workloads.PASSED  # any stand-in's "===== NAME-standin SIZE PASSED in N msec ====="
 DIGEST = re.compile(rb"iteration \d+ digest ([0-9a-f]{16})")
 ENV_KEYS = ("MMTK_", "SHARDSWEEP_")
 # The space's own peak, printed at exit under SHARDSWEEP_REPORT_PEAK=1 (policy/report.rs).
 PEAK_RESIDENT = re.compile(rb"shardsweep: peak resident pages \d+ \((\d+) KiB\)")
-PROBE_FIELDS = ["label", "java", "jvm_args", "env", "size", "iterations", "threads", "heap_mib",
+PROBE_FIELDS = ["workload", "label", "java", "jvm_args", "env", "size", "iterations", "threads", "heap_mib",
                 "attempt", "outcome", "exit_code", "wall_s", "last_iteration_ms", "digest",
                 "timestamp", "command", "detail", "peak_rss_kib", "space_peak_resident_kib"]
-MINHEAP_FIELDS = ["label", "java", "jvm_args", "env", "size", "iterations", "threads",
+MINHEAP_FIELDS = ["workload", "label", "java", "jvm_args", "env", "size", "iterations", "threads",
                   "minheap_mib", "status", "probes", "resolution_mib", "digest", "timestamp", "detail",
                   "peak_rss_kib", "space_peak_resident_kib"]
 
@@ -154,9 +157,8 @@ class Study:
 
     def command(self, threads, heap_mib):
         kib = int(round(heap_mib * 1024))
-        return ([self.java] + self.a.jvm_args + [f"-Xms{kib}k", f"-Xmx{kib}k", "-jar", str(self.jar),
-                "-s", self.a.size, "-n", str(self.a.iterations), "-t", str(threads),
-                "--index", str(self.a.index), "lusearch"])
+        return ([self.java] + self.a.jvm_args + [f"-Xms{kib}k", f"-Xmx{kib}k", "-jar", str(self.jar)]
+                + workloads.program_args(self.a.workload, self.a.size, self.a.iterations, threads, self.a.index))
 
     def run(self, threads, heap_mib, attempt):
         cmd = self.command(threads, heap_mib)
@@ -191,7 +193,7 @@ class Study:
             detail = f"JVM crash: {sig.group(1) if sig else ''} {frame.group(0)[2:200] if frame else ''} ({kept})"
         self.nprobes += 1
         self.append("probes.csv", PROBE_FIELDS, {
-            "label": self.a.label, "java": self.java, "jvm_args": " ".join(self.a.jvm_args),
+            "workload": self.a.workload, "label": self.a.label, "java": self.java, "jvm_args": " ".join(self.a.jvm_args),
             "env": self.env_desc, "size": self.a.size, "iterations": self.a.iterations,
             "threads": threads, "heap_mib": f"{heap_mib:g}", "attempt": attempt, "outcome": outcome,
             "exit_code": "" if timed_out else r.returncode, "wall_s": f"{wall:.2f}",
@@ -245,7 +247,7 @@ class Study:
             digest = " ".join(sorted(d.decode() for d in self.digests))
             if len(self.digests) > 1:
                 status, detail = "ERROR", f"digests differ: {digest}"
-            row = {"label": self.a.label, "java": self.java, "jvm_args": " ".join(self.a.jvm_args),
+            row = {"workload": self.a.workload, "label": self.a.label, "java": self.java, "jvm_args": " ".join(self.a.jvm_args),
                    "env": self.env_desc, "size": self.a.size, "iterations": self.a.iterations,
                    "threads": t, "minheap_mib": f"{mh:g}" if mh != "" else "", "status": status,
                    "probes": self.nprobes - before, "resolution_mib": f"{self.a.resolution:g}",
@@ -276,7 +278,8 @@ def main(argv):
         argv, jvm_args = argv[:i], argv[i + 1:]
     p = OneLineParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("java", help="path to the java launcher of the JDK image")
-    p.add_argument("--jar", default=str(HERE / "target" / "lusearch-standin.jar"))
+    p.add_argument("--workload", default="lusearch", choices=workloads.NAMES)
+    p.add_argument("--jar", help="the stand-in's jar (default: the workload's target/NAME-standin.jar)")
     p.add_argument("--threads", default="1 12 24 48", help='e.g. "1 4"')
     p.add_argument("--size", default="default", choices=["small", "default", "large"])
     p.add_argument("--iterations", type=int, default=2)
@@ -286,20 +289,22 @@ def main(argv):
                    help="second thread count's guess: the first minimum grown by this fraction per thread")
     p.add_argument("--max-heap", type=float, default=4096.0, help="MiB")
     p.add_argument("--timeout", type=float, default=180.0, help="seconds; a probe still running is too small")
-    p.add_argument("--index", help="index directory (default: .build/lusearch-standin-index-SIZE under the repository)")
+    p.add_argument("--index", help="lusearch's index directory (default: .build/lusearch-standin-index-SIZE under the repository)")
     p.add_argument("--label", default="run")
-    p.add_argument("--out", help="output directory (default: .build/openjdk-standin-minheap/LABEL)")
+    p.add_argument("--out", help="output directory (default: .build/openjdk-standin-minheap/LABEL, "
+                                 "for h2 and xalan .build/openjdk-standin-minheap/WORKLOAD/LABEL)")
     a = p.parse_args(argv)
     a.jvm_args = jvm_args
     a.threads = [int(x) for x in a.threads.replace(",", " ").split()]
     root = HERE.parents[2]
-    a.index = Path(a.index) if a.index else root / ".build" / f"lusearch-standin-index-{a.size}"
-    a.out = a.out or str(root / ".build" / "openjdk-standin-minheap" / a.label)
+    a.jar = a.jar or str(workloads.jar(a.workload))
+    a.index = Path(a.index) if a.index else workloads.index_dir(a.size)
+    a.out = a.out or str(root / ".build" / "openjdk-standin-minheap"
+                         / (a.label if a.workload == "lusearch" else f"{a.workload}/{a.label}"))
     if not Path(a.jar).exists():
-        p.error(f"{a.jar} not found (scripts/openjdk-standin-build.sh builds it)")
-    # The index, once, outside any heap limit (same corpus for every JDK: the stand-in checks it).
-    subprocess.run([a.java, "-jar", a.jar, "-s", a.size, "--build-index", str(a.index)], check=True,
-                   stdout=subprocess.DEVNULL)
+        p.error(f"{a.jar} not found (scripts/openjdk-standin-build.sh {a.workload} builds it)")
+    # lusearch's index, once, outside any heap limit (same corpus for every JDK: the stand-in checks it).
+    workloads.prepare(a.workload, a.java, a.jar, a.size, a.index)
     return Study(a).main()
 
 

@@ -46,7 +46,8 @@ import org.apache.lucene.store.FSDirectory;
  * digest (order-independent over queries, so independent of the thread count) must equal the
  * first one's and, for the built-in sizes with the default seed, the recorded digest. Prints
  * {@code ===== lusearch-standin <size> PASSED in N msec =====} or {@code ... FAILED ...}
- * (exit 1). An OutOfMemoryError anywhere exits with status 3 after printing it.
+ * (exit 1). An OutOfMemoryError anywhere exits with status 3 after printing it and a FAILED line.
+ * A usage error is one line, exit 2.
  */
 public final class Main {
     static final String NAME = "lusearch-standin";
@@ -104,10 +105,10 @@ public final class Main {
             status = m.run();
         } catch (OutOfMemoryError e) {
             System.err.println(NAME + ": java.lang.OutOfMemoryError: " + e.getMessage());
+            System.out.printf(Locale.ROOT, "===== %s %s FAILED (out of memory) =====%n", NAME, m.sizeName());
             status = 3;
         } catch (UsageError e) {
-            System.err.println(NAME + ": " + e.getMessage());
-            usage(System.err);
+            System.err.println(NAME + ": " + e.getMessage() + " (--help lists the options)");
             status = 2;
         } catch (Throwable e) {
             e.printStackTrace();
@@ -152,7 +153,12 @@ public final class Main {
                 case "--index": indexDir = Paths.get(strArg(args, ++i, a)); break;
                 case "--build-index": indexDir = Paths.get(strArg(args, ++i, a)); buildOnly = true; break;
                 case "--shared-reader": sharedReader = true; break;
-                case "--seed": seed = Long.parseLong(strArg(args, ++i, a)); break;
+                case "--seed":
+                    String v = strArg(args, ++i, a);
+                    try { seed = Long.parseLong(v); } catch (NumberFormatException e) {
+                        throw new UsageError(a + ": not a number: " + v);
+                    }
+                    break;
                 case "--docs": docs = intArg(args, ++i, a); break;
                 case "--vocab": vocab = intArg(args, ++i, a); break;
                 case "--words": meanWords = intArg(args, ++i, a); break;
