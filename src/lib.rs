@@ -25,6 +25,7 @@
 #![warn(clippy::undocumented_unsafe_blocks, clippy::missing_safety_doc)]
 #![deny(unsafe_op_in_unsafe_fn)]
 
+#[cfg(not(loom))]
 pub mod bounds;
 pub mod cell;
 pub mod steps;
