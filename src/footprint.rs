@@ -62,13 +62,15 @@ impl Footprint {
     }
 }
 
+/// Words of a bitmap with one bit per cell of the smallest size.
+const CELL_WORDS: usize = (BLOCK_BYTES / 8).div_ceil(64);
+/// A block's cells by index, one bit each.
+pub(crate) type CellMap = [u64; CELL_WORDS];
+
 impl Block {
-    /// Whether cell `i` is allocated: a cell of an extended page that is on neither `free` nor
-    /// `local_free` and not set aside by a sweep (stop-the-world, or the owner; remote frees not
-    /// yet collected count as allocated). Returns the bitmap of allocated cells.
-    pub(crate) fn allocated_cells(&self) -> [u64; (crate::config::BLOCK_BYTES / 8).div_ceil(64)] {
-        const WORDS: usize = (crate::config::BLOCK_BYTES / 8).div_ceil(64);
-        let mut listed = [0u64; WORDS];
+    /// The cells on `free` or `local_free`, by index.
+    fn listed_cells(&self) -> CellMap {
+        let mut listed = [0u64; CELL_WORDS];
         for mut c in [self.free, self.local_free] {
             while !c.is_null() {
                 if let Some(i) = self.cell_index(c as *const u8) {
@@ -78,7 +80,21 @@ impl Block {
                 c = unsafe { (*c).next };
             }
         }
-        let mut allocated = [0u64; WORDS];
+        listed
+    }
+
+    /// The indices of the allocated cells, in address order.
+    fn allocated_indices(&self) -> impl Iterator<Item = usize> {
+        let a = self.allocated_cells();
+        (0..self.reserved()).filter(move |&i| a[i / 64] & (1 << (i % 64)) != 0)
+    }
+
+    /// Whether cell `i` is allocated: a cell of an extended page that is on neither `free` nor
+    /// `local_free` and not set aside by a sweep (stop-the-world, or the owner; remote frees not
+    /// yet collected count as allocated). Returns the bitmap of allocated cells.
+    pub(crate) fn allocated_cells(&self) -> CellMap {
+        let listed = self.listed_cells();
+        let mut allocated = [0u64; CELL_WORDS];
         let mut rest = self.extended.0;
         while rest != 0 {
             let p = rest.trailing_zeros() as usize;
@@ -100,31 +116,20 @@ impl Block {
 
     /// The pages in which an allocated cell starts. Work: O(cells in the block).
     pub fn allocated_start_pages(&self) -> PageMask {
-        let a = self.allocated_cells();
-        let mut pages = PageMask::EMPTY;
-        for i in 0..self.reserved() {
-            if a[i / 64] & (1 << (i % 64)) != 0 {
-                pages = pages.union(PageMask::page(
-                    (crate::config::HEADER_BYTES + i * self.cell_size())
-                        >> crate::config::LOG_PAGE_BYTES,
-                ));
-            }
-        }
-        pages
+        self.allocated_indices().fold(PageMask::EMPTY, |pages, i| {
+            pages.union(PageMask::page(
+                (HEADER_BYTES + i * self.cell_size()) >> crate::config::LOG_PAGE_BYTES,
+            ))
+        })
     }
 
     /// The pages overlapped by allocated cells. Right after a sweep, under page accounting,
     /// `charged() == {page 0} ∪ allocated_pages()` exactly. Work: O(cells in the block).
     pub fn allocated_pages(&self) -> PageMask {
-        let a = self.allocated_cells();
-        let mut pages = PageMask::EMPTY;
-        for i in 0..self.reserved() {
-            if a[i / 64] & (1 << (i % 64)) != 0 {
-                let off = crate::config::HEADER_BYTES + i * self.cell_size();
-                pages = pages.union(PageMask::of_range(off, off + self.cell_size()));
-            }
-        }
-        pages
+        self.allocated_indices().fold(PageMask::EMPTY, |pages, i| {
+            let off = HEADER_BYTES + i * self.cell_size();
+            pages.union(PageMask::of_range(off, off + self.cell_size()))
+        })
     }
 
     /// Bytes of allocated cells in each page of the block (a cell that straddles pages counts
@@ -160,16 +165,7 @@ impl Block {
         filling: bool,
     ) -> Footprint {
         let allocated = self.allocated_cells();
-        let mut listed = [0u64; (BLOCK_BYTES / 8).div_ceil(64)];
-        for mut c in [self.free, self.local_free] {
-            while !c.is_null() {
-                if let Some(i) = self.cell_index(c as *const u8) {
-                    listed[i / 64] |= 1 << (i % 64);
-                }
-                // SAFETY: listed cells of a live block hold their link.
-                c = unsafe { (*c).next };
-            }
-        }
+        let listed = self.listed_cells();
         let cs = self.cell_size();
         let charged = self.charged();
         let resident = self.resident();

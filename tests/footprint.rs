@@ -4,18 +4,9 @@
 
 mod common;
 
-use common::fixture;
+use common::{fixture, gc_settings};
 use shardsweep::*;
 use std::collections::HashMap;
-
-fn gc_settings() -> Settings {
-    Settings {
-        accounting: Accounting::Page,
-        zero_cells: true,
-        abandon_idle_bins: false,
-        abandon_all_partial: false,
-    }
-}
 
 /// Footprints of every block of `heap`, with `objects` (cell → object bytes) as the live set;
 /// the current block of each bin counted as filling.

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::fixture;
+use common::{fixture, gc_settings};
 use shardsweep::*;
 use std::collections::HashSet;
 use std::sync::Mutex;
@@ -24,15 +24,6 @@ fn oracle(p: *mut u8) -> bool {
 
 fn set_live(cells: &[usize]) {
     *LIVE.lock().unwrap() = Some(cells.iter().copied().collect());
-}
-
-fn gc_settings() -> Settings {
-    Settings {
-        accounting: Accounting::Page,
-        zero_cells: true,
-        abandon_idle_bins: false,
-        abandon_all_partial: false,
-    }
 }
 
 /// Sum of the charged pages of every block a heap owns plus the abandoned ones.

@@ -5,18 +5,9 @@
 
 mod common;
 
-use common::{HeapSource, KeepingOs};
+use common::{gc_settings, HeapSource, KeepingOs};
 use shardsweep::*;
 use std::collections::HashSet;
-
-fn gc_settings() -> Settings {
-    Settings {
-        accounting: Accounting::Page,
-        zero_cells: true,
-        abandon_idle_bins: false,
-        abandon_all_partial: false,
-    }
-}
 
 struct Fx {
     shared: &'static Shared,

@@ -131,3 +131,14 @@ pub fn start_page_overlap(block: *const Block, p: usize, cell: usize) -> PageMas
     }
     m
 }
+
+/// The settings of a garbage-collected embedder: page accounting, zeroed cells, nothing
+/// abandoned at a sweep.
+pub fn gc_settings() -> Settings {
+    Settings {
+        accounting: Accounting::Page,
+        zero_cells: true,
+        abandon_idle_bins: false,
+        abandon_all_partial: false,
+    }
+}
