@@ -41,9 +41,15 @@ impl<VM: VMBinding> ShardSweepAllocator<VM> {
         std::mem::size_of::<Self>() == std::mem::size_of::<crate::util::alloc::free_list_allocator::FreeListAllocator<VM>>()
     );
 
+    /// Where a JIT fast path would find the heap (`bindings/openjdk/README.md`, "A free-list
+    /// fast path for the JIT"; the core's own offsets are `shardsweep::jit_layout`).
+    const HEAP_AT_24: () = assert!(std::mem::offset_of!(Self, heap) == 24);
+
     pub(crate) fn new(tls: VMThread, space: &'static ShardSweepSpace<VM>, context: Arc<AllocatorContext<VM>>) -> Self {
         #[allow(clippy::let_unit_value)]
         let () = Self::SAME_SIZE_AS_STOCK;
+        #[allow(clippy::let_unit_value)]
+        let () = Self::HEAP_AT_24;
         let mut boxed = Heap::new_boxed(space.shared());
         // The heap hands its mutator to the page resource with each fresh block it asks for.
         boxed.set_thread(tls.0.to_address().as_usize());

@@ -44,7 +44,7 @@ pub struct SweepStats {
 #[repr(C)]
 pub struct Heap {
     /// Size in words → the current block of that size's bin (or the empty block).
-    direct: [*mut Block; DIRECT_SLOTS],
+    pub(crate) direct: [*mut Block; DIRECT_SLOTS],
     queues: [Queue; BIN_COUNT],
     full: Queue,
     /// Cells freed by other threads into this heap's full blocks (pushed lock-free, taken whole).

@@ -47,6 +47,8 @@ pub mod gc;
 #[cfg(not(loom))]
 pub mod heap;
 #[cfg(not(loom))]
+pub mod jit_layout;
+#[cfg(not(loom))]
 pub mod malloc;
 #[cfg(not(loom))]
 pub mod no_cell;
