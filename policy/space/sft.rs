@@ -51,12 +51,12 @@ impl<VM: VMBinding> SFT for ShardSweepSpace<VM> {
     }
 
     #[cfg(feature = "vo_bit")]
-    fn is_mmtk_object(&self, addr: Address) -> Option<ObjectReference> {
+    fn is_mmtk_object(&self, addr: crate::util::Address) -> Option<ObjectReference> {
         crate::util::metadata::vo_bit::is_vo_bit_set_for_addr(addr)
     }
 
     #[cfg(feature = "vo_bit")]
-    fn find_object_from_internal_pointer(&self, ptr: Address, max_search_bytes: usize) -> Option<ObjectReference> {
+    fn find_object_from_internal_pointer(&self, ptr: crate::util::Address, max_search_bytes: usize) -> Option<ObjectReference> {
         let search_bytes = usize::min(crate::policy::marksweepspace::shardsweep::MAX_OBJECT_SIZE, max_search_bytes);
         crate::util::metadata::vo_bit::find_object_from_internal_pointer::<VM>(ptr, search_bytes)
     }
