@@ -129,6 +129,28 @@ pub(super) fn poison_freed_cells() {
     POISON.store(true, Ordering::Relaxed);
 }
 
+/// Fills the dead cell at `cell` with [`POISON_BYTE`] on the block's resident pages only: a page
+/// the block does not hold resident (never touched, or dropped) must stay so, or the space would
+/// hold memory it does not count (`SHARDSWEEP_CHECK_ACCOUNTING` compares with the kernel's count).
+fn poison(cell: *mut u8, cell_size: usize) {
+    use shardsweep::PAGE_BYTES;
+    // SAFETY: the cell lies in a live block, whose header is readable.
+    let block = unsafe { &*shardsweep::Block::of(cell) };
+    let (base, resident) = (block.start() as usize, block.resident());
+    let (mut off, end) = (cell as usize, cell as usize + cell_size);
+    while off < end {
+        let page = (off - base) / PAGE_BYTES;
+        let stop = end.min(base + (page + 1) * PAGE_BYTES);
+        if resident.contains(page) {
+            // SAFETY: part of a dead cell of a live block, on a resident page of it, which the
+            // core is about to list as free: nothing else reads or writes it (the core writes
+            // its link word after this).
+            unsafe { std::ptr::write_bytes(off as *mut u8, POISON_BYTE, stop - off) };
+        }
+        off = stop;
+    }
+}
+
 /// Is the cell at `cell` live? Changes nothing (the lazy GC's accounting pass, whose answers the
 /// owner's later sweep must repeat; the checks).
 pub(super) fn is_marked<VM: VMBinding>(cell: *mut u8) -> bool {
@@ -174,9 +196,7 @@ fn probe<VM: VMBinding, const TAKE: bool, const SWEEP: bool>(cell: *mut u8) -> b
     }
     // Relaxed: see `poison_freed_cells`.
     if SWEEP && !live && POISON.load(Ordering::Relaxed) {
-        // SAFETY: a dead cell of a live block, which the core is about to list as free: nothing
-        // else reads or writes it (the core writes its link word after this).
-        unsafe { std::ptr::write_bytes(cell, POISON_BYTE, cell_size) };
+        poison(cell, cell_size);
     }
     live
 }
