@@ -47,6 +47,33 @@ mod work;
 pub use allocator::ShardSweepAllocator;
 pub use space::ShardSweepSpace;
 
-/// Largest object the space holds; larger ones go to the large-object space. Derived from the
-/// core's block size (`SHARDSWEEP_BLOCK_KIB` at build time): one eighth of a block.
-pub const MAX_OBJECT_SIZE: usize = shardsweep::MAX_SMALL_BYTES;
+/// Largest object the space holds; larger ones go to the large-object space (the plan's
+/// `max_non_los_default_alloc_bytes`). Derived from the core's block size
+/// (`SHARDSWEEP_BLOCK_KIB` at build time): one eighth of a block. A control for the memory
+/// studies lowers it at build time: `SHARDSWEEP_MAX_OBJECT_BYTES`, a power of two from 512 to
+/// one eighth of the block (e.g. 64 KiB blocks serving at most 512 B, as 4 KiB blocks do); any
+/// other value fails the build with the valid range.
+pub const MAX_OBJECT_SIZE: usize = max_object_size(option_env!("SHARDSWEEP_MAX_OBJECT_BYTES"));
+
+/// `SHARDSWEEP_MAX_OBJECT_BYTES` parsed at compile time (see [`MAX_OBJECT_SIZE`]).
+const fn max_object_size(setting: Option<&str>) -> usize {
+    let Some(s) = setting else {
+        return shardsweep::MAX_SMALL_BYTES;
+    };
+    let b = s.as_bytes();
+    let mut v = 0usize;
+    let mut i = 0;
+    while i < b.len() {
+        assert!(
+            b[i].is_ascii_digit() && i < 9,
+            "SHARDSWEEP_MAX_OBJECT_BYTES: valid values are powers of two from 512 to one eighth of the block"
+        );
+        v = v * 10 + (b[i] - b'0') as usize;
+        i += 1;
+    }
+    assert!(
+        v.is_power_of_two() && v >= 512 && v <= shardsweep::MAX_SMALL_BYTES,
+        "SHARDSWEEP_MAX_OBJECT_BYTES: valid values are powers of two from 512 to one eighth of the block"
+    );
+    v
+}
