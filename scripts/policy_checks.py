@@ -111,7 +111,8 @@ FOOTPRINT_PARTS = ("header", "live", "rounding", "dead", "free", "filling", "unl
 
 def judge_footprint_report(run, page_bytes=4096):
     """`SHARDSWEEP_REPORT_FOOTPRINT=1`: one line per GC, and on every line the parts add up to
-    the reported pages exactly: (header + ... + idle) / page + kept_pages + meta_pages."""
+    the reported pages exactly: (header + ... + idle) / page + kept_pages + meta_pages; the
+    abandoned blocks' free cells are part of `free`; `charged_by_class` is `-` or size:pages."""
     lines = [fields(l) for l in run.out.splitlines() if l.startswith("shardsweep-footprint gc=")]
     gcs = num(run.json, "gc_count")
     if run.rc != 0 or gcs is None or len(lines) != gcs:
@@ -126,6 +127,11 @@ def judge_footprint_report(run, page_bytes=4096):
                            f"pages != {reported} reported pages")
         if num(f, "live") <= 0:
             return False, f"footprint report gc={f.get('gc')}: no live bytes"
+        fa = num(f, "free_abandoned")
+        if fa is None or not 0 <= fa <= num(f, "free"):
+            return False, f"footprint report gc={f.get('gc')}: free_abandoned {f.get('free_abandoned')} not within free"
+        if not re.fullmatch(r"-|\d+:\d+(,\d+:\d+)*", f.get("charged_by_class", "")):
+            return False, f"footprint report gc={f.get('gc')}: charged_by_class {f.get('charged_by_class')!r} malformed"
     if "shardsweep-footprint peak gc=" not in run.out:
         return False, "footprint report: no peak line at exit"
     return True, f"footprint report: {len(lines)} GCs, the parts add up to the reported pages exactly"

@@ -24,8 +24,11 @@ pub trait PageBudget: Sync {
     /// declaring the emergency collection after which it reports out of memory: the OpenJDK
     /// livelock, reproduced by `synthvm hog`).
     ///
+    /// `bin` is the size class the slow path served and `pages` the pages it charged (a
+    /// footprint report can say which classes needed new memory between two GCs).
+    ///
     /// [`Charging`]: crate::no_cell::Charging
-    fn allocated_after_charge(&self) {}
+    fn allocated_after_charge(&self, _bin: usize, _pages: usize) {}
 }
 
 /// A budget with an optional limit (`usize::MAX` for none), counting atomically.

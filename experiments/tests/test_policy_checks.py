@@ -154,7 +154,8 @@ if __name__ == "__main__":
 
 class FootprintReport(unittest.TestCase):
     LINE = ("shardsweep-footprint gc={gc} reported_pages=8 meta_pages=1 kept_pages=1 header=4096 live=8000 "
-            "rounding=192 dead=4096 free=0 filling=4096 unlisted=0 tail=0 idle=4096 abandoned_pages=0 mutators=1")
+            "rounding=192 dead=4096 free=0 filling=4096 unlisted=0 tail=0 idle=4096 abandoned_pages=0 free_abandoned=0 "
+            "mutators=1 free_by_class=- charged_by_class=16:2,32:1")
     JSON = '{"synthvm":{"status":"PASSED","gc_count":2}}'
 
     def run_of(self, lines, peak=True):
@@ -169,6 +170,12 @@ class FootprintReport(unittest.TestCase):
         bad = self.LINE.format(gc=2).replace("idle=4096", "idle=8192")
         ok, msg = pc.judge_footprint_report(self.run_of([self.LINE.format(gc=1), bad]))
         self.assertFalse(ok, msg)
+
+    def test_abandoned_free_beyond_free_fails(self):
+        bad = self.LINE.format(gc=2).replace("free_abandoned=0", "free_abandoned=16")
+        self.assertFalse(pc.judge_footprint_report(self.run_of([self.LINE.format(gc=1), bad]))[0])
+        bad = self.LINE.format(gc=2).replace("charged_by_class=16:2,32:1", "charged_by_class=16")
+        self.assertFalse(pc.judge_footprint_report(self.run_of([self.LINE.format(gc=1), bad]))[0])
 
     def test_a_missing_gc_or_peak_fails(self):
         self.assertFalse(pc.judge_footprint_report(self.run_of([self.LINE.format(gc=1)]))[0])

@@ -33,8 +33,9 @@ impl<VM: VMBinding> PageBudget for ShardSweepSpace<VM> {
         true
     }
 
-    fn allocated_after_charge(&self) {
+    fn allocated_after_charge(&self, bin: usize, pages: usize) {
         note_allocation_success(self);
+        super::footprint::note_charged(bin, pages);
     }
 
     fn uncharge(&self, pages: usize) {

@@ -4,14 +4,18 @@
 //!
 //! `shardsweep-footprint gc=<n> reported_pages=<P> meta_pages=<M> kept_pages=<K> header=<B>
 //! live=<B> rounding=<B> dead=<B> free=<B> filling=<B> unlisted=<B> tail=<B> idle=<B>
-//! abandoned_pages=<A> mutators=<m> mutator_pages_mean=<x> mutator_pages_max=<x>
-//! free_by_class=<cell bytes>:<free bytes>,...`
+//! abandoned_pages=<A> free_abandoned=<B> mutators=<m> mutator_pages_mean=<x>
+//! mutator_pages_max=<x> free_by_class=<cell bytes>:<free bytes>,...
+//! charged_by_class=<cell bytes>:<pages>,...`
 //!
 //! Bytes (`B`) are those of the blocks' resident pages, split as `shardsweep::Footprint` says:
 //! block headers, live objects, their size-class rounding, dead cells (what the sweep frees),
 //! free cells (fragmentation; `free_by_class` by cell size), the free cells of the blocks the
 //! mutators are filling, cells on charged pages neither listed nor allocated, block tails, and
-//! idle pages. `kept_pages` are the resident pages of the empty blocks kept for reuse,
+//! idle pages. `free_abandoned` is the part of `free` in abandoned blocks (no mutator holds
+//! them: any may adopt them), the rest of `free` is in blocks mutators hold. `charged_by_class`:
+//! the pages the mutators' slow paths charged since the previous report, by the cell size they
+//! served (which classes needed new memory while `free` waited). `kept_pages` are the resident pages of the empty blocks kept for reuse,
 //! `meta_pages` the side metadata MMTk counts. They add up exactly:
 //! `(header + … + idle) / 4096 + kept_pages + meta_pages = reported_pages` (the policy tests
 //! assert it). `mutator_pages_*`: the resident pages of the blocks each mutator holds. With
@@ -38,6 +42,18 @@ pub(in crate::policy::marksweepspace::shardsweep) fn footprint_level() -> u8 {
         Ok("2") => 2,
         _ => 0,
     })
+}
+
+/// Pages charged by successful slow paths since the last report, by bin (`note_charged`).
+static CHARGED_BY_CLASS: [AtomicUsize; BIN_COUNT] = [const { AtomicUsize::new(0) }; BIN_COUNT];
+
+/// Counts `pages` charged by a slow path that served `bin` (the budget's
+/// `allocated_after_charge`), when the report is on.
+pub(super) fn note_charged(bin: usize, pages: usize) {
+    if footprint_level() > 0 {
+        // Relaxed: a statistic, read and reset by the report while the mutators are stopped.
+        CHARGED_BY_CLASS[bin].fetch_add(pages, Ordering::Relaxed);
+    }
 }
 
 /// The line of the GC with the most reported pages so far (printed again at exit).
@@ -96,9 +112,11 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
             }
         }
         let mut abandoned_pages = 0;
+        let mut free_abandoned = 0;
         shared.for_each_abandoned(&mut |b| {
             let f = b.footprint(&mut oracle, false);
             abandoned_pages += b.resident().count();
+            free_abandoned += f.free;
             note(b, &f, &mut total);
         });
         let kept_pages: usize = self
@@ -115,14 +133,22 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
             .filter(|&bin| free_by_class[bin] > 0)
             .map(|bin| format!("{}:{}", shardsweep::bin_bytes(bin), free_by_class[bin]))
             .collect();
+        let charged: Vec<String> = (1..BIN_COUNT)
+            // Relaxed: mutators are stopped (see `note_charged`).
+            .map(|bin| (bin, CHARGED_BY_CLASS[bin].swap(0, Ordering::Relaxed)))
+            .filter(|&(_, pages)| pages > 0)
+            .map(|(bin, pages)| format!("{}:{pages}", shardsweep::bin_bytes(bin)))
+            .collect();
         let n = heaps.len().max(1);
         let line = format!(
             "gc={gc} reported_pages={reported} meta_pages={meta_pages} kept_pages={kept_pages} {} abandoned_pages={abandoned_pages} \
-             mutators={} mutator_pages_mean={:.1} mutator_pages_max={mutator_pages_max} free_by_class={}",
+             free_abandoned={free_abandoned} mutators={} mutator_pages_mean={:.1} mutator_pages_max={mutator_pages_max} \
+             free_by_class={} charged_by_class={}",
             fields(&total),
             heaps.len(),
             mutator_pages_sum as f64 / n as f64,
             if classes.is_empty() { "-".to_string() } else { classes.join(",") },
+            if charged.is_empty() { "-".to_string() } else { charged.join(",") },
         );
         debug_assert_eq!(
             total.total() / PAGE_BYTES + kept_pages + meta_pages,

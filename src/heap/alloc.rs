@@ -72,7 +72,7 @@ impl Heap {
         let mut charging = Charging::new(self.shared.budget);
         let got = self.alloc_generic_steps(bin, &mut charging);
         if got.is_ok() && charging.pages() > 0 {
-            self.shared.budget.allocated_after_charge();
+            self.shared.budget.allocated_after_charge(bin, charging.pages());
         }
         got
     }
