@@ -15,6 +15,7 @@
 //! | Variable                       | Values                     | Default    |
 //! |--------------------------------|----------------------------|------------|
 //! | `SHARDSWEEP_ACCOUNTING`        | `page`, `block`            | `page`     |
+//! | `SHARDSWEEP_COUNT`             | `resident`, `in-use`       | `resident` |
 //! | `SHARDSWEEP_SWEEP`             | `eager`, `lazy`            | `eager`    |
 //! | `SHARDSWEEP_ADVICE`            | `dontneed`, `free`, `keep` | `dontneed` |
 //! | `SHARDSWEEP_PURGE`             | `gc`, `pressure`, `now`    | `gc`       |
@@ -48,6 +49,33 @@ impl SweepMode {
             other => Err(format!(
                 "invalid sweep mode {other:?}: valid values are eager, lazy"
             )),
+        }
+    }
+}
+
+/// Which pages the space reports to MMTk as used (the heap limit bounds them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Count {
+    /// Every page that may be resident: pages in use and idle pages (given back by a sweep, not
+    /// yet dropped) and kept empty blocks. The heap limit bounds the space's RSS; idle pages
+    /// are dropped under pressure and after a GC beyond half the free room, and are then
+    /// faulted in again when reused.
+    Resident,
+    /// Pages in use only (holding listed or allocated cells, and block headers), as MMTk's
+    /// other spaces count their blocks (a block back in their page resource stays resident,
+    /// uncounted). Idle pages and kept empty blocks stay resident, uncounted, until the purge
+    /// (`SHARDSWEEP_PURGE`) drops them, and are reused without page faults; the RSS may exceed
+    /// the heap limit by them.
+    InUse,
+}
+
+impl Count {
+    /// Parses `resident` or `in-use`.
+    pub fn parse(s: &str) -> Result<Count, String> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "resident" => Ok(Count::Resident),
+            "in-use" => Ok(Count::InUse),
+            other => Err(format!("invalid count {other:?}: valid values are resident, in-use")),
         }
     }
 }
@@ -101,6 +129,8 @@ fn parse_gcs(s: &str) -> Result<usize, String> {
 pub struct SpaceSettings {
     /// Page (shardsweep) or whole-block (stock-like) charging.
     pub accounting: Accounting,
+    /// Whether idle pages count as used (`SHARDSWEEP_COUNT`).
+    pub count: Count,
     /// Eager or lazy sweeping.
     pub sweep: SweepMode,
     /// How idle pages are purged (purge.rs). Default `dontneed`: dropped from the RSS and the
@@ -176,6 +206,7 @@ impl SpaceSettings {
                 Accounting::parse,
             ),
             sweep,
+            count: read(&mut e, "SHARDSWEEP_COUNT", Count::Resident, Count::parse),
             advice: read(&mut e, "SHARDSWEEP_ADVICE", Advice::DontNeed, Advice::parse),
             purge: read(
                 &mut e,
@@ -225,8 +256,9 @@ impl SpaceSettings {
 }
 
 /// The space's run-time variables (`SpaceSettings::from_env`, `report.rs`, `global.rs`).
-pub const VARIABLES: [&str; 14] = [
+pub const VARIABLES: [&str; 15] = [
     "SHARDSWEEP_ACCOUNTING",
+    "SHARDSWEEP_COUNT",
     "SHARDSWEEP_SWEEP",
     "SHARDSWEEP_ADVICE",
     "SHARDSWEEP_PURGE",

@@ -19,7 +19,7 @@ mod trace;
 
 use super::region::Block;
 use super::settings::SpaceSettings;
-use super::settings::{SweepMode, Zeroing};
+use super::settings::{Count, SweepMode, Zeroing};
 use super::sweep;
 use super::work;
 use crate::plan::tracing::ObjectQueue;
@@ -43,12 +43,13 @@ fn describe_settings(s: &SpaceSettings) -> String {
     use shardsweep::{Accounting, Advice};
     let b = |v: bool| if v { "1" } else { "0" };
     format!(
-        "SHARDSWEEP_BLOCK_KIB={} SHARDSWEEP_MAX_OBJECT_BYTES={} SHARDSWEEP_ACCOUNTING={} SHARDSWEEP_SWEEP={} SHARDSWEEP_ADVICE={} SHARDSWEEP_PURGE={} \
+        "SHARDSWEEP_BLOCK_KIB={} SHARDSWEEP_MAX_OBJECT_BYTES={} SHARDSWEEP_ACCOUNTING={} SHARDSWEEP_COUNT={} SHARDSWEEP_SWEEP={} SHARDSWEEP_ADVICE={} SHARDSWEEP_PURGE={} \
          SHARDSWEEP_DECAY={} SHARDSWEEP_ABANDON_IDLE={} SHARDSWEEP_ABANDON_ALL={} SHARDSWEEP_CHECK_ACCOUNTING={} \
          SHARDSWEEP_CHECK_RECLAIM={} SHARDSWEEP_ZERO={}",
         shardsweep::BLOCK_BYTES / 1024,
         super::MAX_OBJECT_SIZE,
         match s.accounting { Accounting::Page => "page", Accounting::Block => "block" },
+        match s.count { Count::Resident => "resident", Count::InUse => "in-use" },
         match s.sweep { SweepMode::Eager => "eager", SweepMode::Lazy => "lazy" },
         match s.advice { Advice::DontNeed => "dontneed", Advice::Free => "free", Advice::Keep => "keep" },
         match s.purge { super::purge::Purge::Gc => "gc", super::purge::Purge::Now => "now", super::purge::Purge::Pressure => "pressure" },

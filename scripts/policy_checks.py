@@ -111,7 +111,8 @@ FOOTPRINT_PARTS = ("header", "live", "rounding", "dead", "free", "filling", "unl
 
 def judge_footprint_report(run, page_bytes=4096):
     """`SHARDSWEEP_REPORT_FOOTPRINT=1`: one line per GC, and on every line the parts add up to
-    the reported pages exactly: (header + ... + idle) / page + kept_pages + meta_pages; the
+    the reported pages exactly: (header + ... + idle) / page + kept_pages + meta_pages (with
+    `count=in-use`, idle pages and kept blocks are not reported: they are left out); the
     abandoned blocks' free cells are part of `free`; `charged_by_class` is `-` or size:pages."""
     lines = [fields(l) for l in run.out.splitlines() if l.startswith("shardsweep-footprint gc=")]
     gcs = num(run.json, "gc_count")
@@ -122,6 +123,8 @@ def judge_footprint_report(run, page_bytes=4096):
         if None in parts:
             return False, f"footprint report: a field is missing in gc={f.get('gc')}"
         *bytes_, kept, meta, reported = parts
+        if f.get("count") == "in-use":  # idle pages and kept blocks are resident, not reported
+            bytes_[FOOTPRINT_PARTS.index("idle")], kept = 0, 0
         if sum(bytes_) % page_bytes or sum(bytes_) // page_bytes + kept + meta != reported:
             return False, (f"footprint report gc={f.get('gc')}: parts {sum(bytes_)} B + {kept} kept + {meta} meta "
                            f"pages != {reported} reported pages")

@@ -3,11 +3,19 @@
 
 use crate::sync::{AtomicUsize, Ordering};
 
-/// Counts the pages the core may hold resident and may veto new ones. A page is charged before
-/// the core first touches it (it becomes resident) and uncharged when it is dropped from memory
-/// (given back with an advice that drops it, or `drop_idle`/`drop_retired`), so the count is
-/// exactly the pages of all blocks' `resident` sets, plus those of retired blocks an embedder
-/// keeps: pages in use and idle pages alike. Reusing an idle page charges nothing.
+/// Counts the pages the core may hold resident and may veto new ones. What it counts is the
+/// budget's choice ([`PageBudget::counts_idle`]):
+///
+/// * **resident** (the default): a page is charged before the core first touches it (it
+///   becomes resident) and uncharged when it is dropped from memory (given back with an advice
+///   that drops it, or `drop_idle`/`drop_retired`), so the count is exactly the pages of all
+///   blocks' `resident` sets, plus those of retired blocks an embedder keeps: pages in use and
+///   idle pages alike. Reusing an idle page charges nothing. A limit bounds the RSS.
+/// * **in use**: a page is charged when it comes into use (its cells are listed) and uncharged
+///   when a sweep gives it back, whether or not it is dropped from memory; so the count is
+///   exactly the pages of all blocks' `charged` sets. Idle pages (and retired blocks' pages)
+///   stay resident uncounted until dropped; reusing one charges it again, without a page fault.
+///   As MMTk's other spaces count their blocks: a limit bounds the pages in use, not the RSS.
 pub trait PageBudget: Sync {
     /// Asks for `pages` more resident pages. `false` vetoes: the allocation that needed them
     /// fails (for a garbage collector: time to collect). Must not block or call back into the core.
@@ -29,6 +37,11 @@ pub trait PageBudget: Sync {
     ///
     /// [`Charging`]: crate::no_cell::Charging
     fn allocated_after_charge(&self, _bin: usize, _pages: usize) {}
+    /// Whether idle pages stay counted (see the trait's doc): `true`, the default, counts
+    /// resident pages; `false` counts pages in use. Must not change while the core runs.
+    fn counts_idle(&self) -> bool {
+        true
+    }
 }
 
 /// A budget with an optional limit (`usize::MAX` for none), counting atomically.

@@ -239,7 +239,7 @@ impl Shared {
     pub(crate) unsafe fn release_block(&self, block: *mut Block) {
         // SAFETY: the caller owns the empty block.
         unsafe {
-            Block::retire(block);
+            Block::retire(block, self.budget);
             if !self.os.keeps_retired_blocks() {
                 Block::drop_retired(block, self.budget, self.os);
             }

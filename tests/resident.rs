@@ -170,7 +170,7 @@ fn retired_blocks_are_dropped_unless_kept_and_then_inherited() {
             );
             // SAFETY: the block is ours and has no allocated cell.
             unsafe {
-                Block::retire(nb);
+                Block::retire(nb, fx.budget);
                 assert_eq!(Block::drop_retired(nb, fx.budget, fx.os), full);
             }
             assert_eq!(fx.budget.charged(), 0);

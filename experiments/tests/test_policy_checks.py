@@ -177,6 +177,12 @@ class FootprintReport(unittest.TestCase):
         bad = self.LINE.format(gc=2).replace("charged_by_class=16:2,32:1", "charged_by_class=16")
         self.assertFalse(pc.judge_footprint_report(self.run_of([self.LINE.format(gc=1), bad]))[0])
 
+    def test_in_use_count_leaves_idle_and_kept_out(self):
+        line = self.LINE.replace("gc={gc} ", "gc={gc} count=in-use ").replace("reported_pages=8", "reported_pages=6")
+        self.assertTrue(pc.judge_footprint_report(self.run_of([line.format(gc=1), line.format(gc=2)]))[0])
+        self.assertFalse(pc.judge_footprint_report(self.run_of([self.LINE.replace("reported_pages=8", "reported_pages=6")
+                                                                .format(gc=g) for g in (1, 2)]))[0])
+
     def test_a_missing_gc_or_peak_fails(self):
         self.assertFalse(pc.judge_footprint_report(self.run_of([self.LINE.format(gc=1)]))[0])
         self.assertFalse(pc.judge_footprint_report(

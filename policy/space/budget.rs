@@ -42,6 +42,10 @@ impl<VM: VMBinding> PageBudget for ShardSweepSpace<VM> {
         self.pages.uncharge(pages);
     }
 
+    fn counts_idle(&self) -> bool {
+        self.settings.count == crate::policy::marksweepspace::shardsweep::settings::Count::Resident
+    }
+
     fn charged(&self) -> usize {
         self.pages.charged()
     }

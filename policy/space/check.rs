@@ -5,7 +5,9 @@
 //!   space reports to MMTk**, so the heap limit bounds its resident memory; the space's used
 //!   pages (`reserved_pages`) are the core's resident pages plus their side metadata; the count
 //!   equals the sum of `resident().count()` over every block of every heap and of the abandoned
-//!   stacks (walked) plus the kept empty blocks; those blocks are exactly the live block headers
+//!   stacks (walked) plus the kept empty blocks (with `SHARDSWEEP_COUNT=in-use`: the sum of
+//!   `charged().count()`, and the kernel's count is at most the blocks' resident pages instead);
+//!   those blocks are exactly the live block headers
 //!   found in the space's chunks (none leaked, none lost) and exactly the blocks the page
 //!   resource has committed (plus spares and kept blocks); under block accounting every block is
 //!   counted whole.
@@ -109,10 +111,18 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
         let in_use: usize = blocks.iter().map(|&(_, b, _)| unsafe { (*b).charged().count() }).sum();
         let charged = self.charged_pages();
         let distinct: HashSet<usize> = blocks.iter().map(|&(_, b, _)| b as usize).collect();
-        if resident_sum != charged {
+        // Counting resident pages the count is every resident page; counting pages in use
+        // (`SHARDSWEEP_COUNT=in-use`) it is the pages in use, and the idle ones stay resident
+        // uncounted. Either way the kernel's resident pages are at most the blocks' resident
+        // pages (none leaked): under the resident count, at most what the space reports.
+        let counts_idle = self.counts_idle();
+        if counts_idle && resident_sum != charged {
             errs.push(format!("the space counts {charged} resident pages but the blocks hold {resident_sum} ({kept_pages} in kept blocks)"));
         }
-        if os_resident > charged {
+        if !counts_idle && in_use != charged {
+            errs.push(format!("the space counts {charged} pages in use but the blocks have {in_use} charged"));
+        }
+        if os_resident > resident_sum {
             // Name a few pages the kernel holds that no block counts.
             let mut counted: HashSet<usize> = HashSet::new();
             let mut note = |b: usize, m: PageMask| {
@@ -142,7 +152,7 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
                 }
             }
             errs.push(format!(
-                "the kernel reports {os_resident} resident pages in the space's chunks, more than the {charged} it reports to MMTk; uncounted: {}",
+                "the kernel reports {os_resident} resident pages in the space's chunks, more than the {resident_sum} its blocks hold (it reports {charged} to MMTk); uncounted: {}",
                 extra.join(", ")
             ));
         }
@@ -181,8 +191,9 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
                 Block::PAGES
             ));
         }
-        if self.settings().accounting == Accounting::Block && charged != (blocks.len() + kept.len()) * Block::PAGES {
-            errs.push(format!("block accounting: {charged} pages counted for {} whole blocks", blocks.len() + kept.len()));
+        let whole = blocks.len() + if counts_idle { kept.len() } else { 0 };
+        if self.settings().accounting == Accounting::Block && charged != whole * Block::PAGES {
+            errs.push(format!("block accounting: {charged} pages counted for {whole} whole blocks"));
         }
         if errs.is_empty() {
             Ok(format!(

@@ -18,7 +18,9 @@
 //! served (which classes needed new memory while `free` waited). `kept_pages` are the resident pages of the empty blocks kept for reuse,
 //! `meta_pages` the side metadata MMTk counts. They add up exactly:
 //! `(header + … + idle) / 4096 + kept_pages + meta_pages = reported_pages` (the policy tests
-//! assert it). `mutator_pages_*`: the resident pages of the blocks each mutator holds. With
+//! assert it). With `SHARDSWEEP_COUNT=in-use` (the line says `count=in-use`) idle pages and kept
+//! blocks are resident but not reported: `(header + … + tail) / 4096 + meta_pages =
+//! reported_pages`. `mutator_pages_*`: the resident pages of the blocks each mutator holds. With
 //! `SHARDSWEEP_REPORT_FOOTPRINT=2` each mutator's own split follows on a
 //! `shardsweep-footprint-mutator` line. At exit the line of the GC with the most reported pages is
 //! printed again as `shardsweep-footprint peak …`.
@@ -141,17 +143,23 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
             .collect();
         let n = heaps.len().max(1);
         let line = format!(
-            "gc={gc} reported_pages={reported} meta_pages={meta_pages} kept_pages={kept_pages} {} abandoned_pages={abandoned_pages} \
+            "gc={gc} count={} reported_pages={reported} meta_pages={meta_pages} kept_pages={kept_pages} {} abandoned_pages={abandoned_pages} \
              free_abandoned={free_abandoned} mutators={} mutator_pages_mean={:.1} mutator_pages_max={mutator_pages_max} \
              free_by_class={} charged_by_class={}",
+            if self.counts_idle() { "resident" } else { "in-use" },
             fields(&total),
             heaps.len(),
             mutator_pages_sum as f64 / n as f64,
             if classes.is_empty() { "-".to_string() } else { classes.join(",") },
             if charged.is_empty() { "-".to_string() } else { charged.join(",") },
         );
+        let counted = if self.counts_idle() {
+            total.total() / PAGE_BYTES + kept_pages
+        } else {
+            (total.total() - total.idle) / PAGE_BYTES
+        };
         debug_assert_eq!(
-            total.total() / PAGE_BYTES + kept_pages + meta_pages,
+            counted + meta_pages,
             reported,
             "the footprint's parts add up to the reported pages"
         );

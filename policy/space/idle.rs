@@ -20,6 +20,9 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
     /// blocks. Mutator threads only, outside GC; one at a time (others go on to the poll).
     /// Returns the pages dropped.
     pub(super) fn drop_idle_under_pressure(&self) -> usize {
+        if !self.counts_idle() {
+            return 0; // dropping uncounted pages makes no room
+        }
         let Ok(_one) = self.pressure_lock.try_lock() else { return 0 };
         let Some(shared) = self.shared_if_created() else { return 0 };
         let mut dropped = 0;
@@ -47,7 +50,12 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
     /// tight heap would start its mutator phase full of idle pages that only a pressure drop
     /// (which cannot reach blocks other mutators hold) or the next GC would give back.
     /// Returns the pages dropped.
+    /// Not when only pages in use count (`SHARDSWEEP_COUNT=in-use`): idle pages take no room
+    /// in the heap; they stay until the purge.
     pub(super) fn trim_idle_after_gc(&self) -> usize {
+        if !self.counts_idle() {
+            return 0;
+        }
         let Some(shared) = self.shared_if_created() else { return 0 };
         let heaps: Vec<usize> = self.heaps.lock().unwrap().clone();
         let (mut resident, mut in_use) = (0usize, 0usize);

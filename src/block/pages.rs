@@ -59,7 +59,14 @@ impl Block {
             Accounting::Page => PageMask::page(0),
             Accounting::Block => PageMask::ALL,
         };
-        charging.charge(charged.minus(inherited).count())?;
+        // Counting resident pages, inherited pages are counted already; counting pages in use,
+        // the header page (every page, under block accounting) comes into use now.
+        let new = if charging.budget().counts_idle() {
+            charged.minus(inherited)
+        } else {
+            charged
+        };
+        charging.charge(new.count())?;
         let cell_size = bin_bytes(bin);
         let reserved = (BLOCK_BYTES - HEADER_BYTES) / cell_size;
         crate::steps::add(crate::bounds::INIT_STEPS);
@@ -140,7 +147,14 @@ impl Block {
         };
         crate::steps::extension();
         let overlap = self.overlap(p);
-        charging.charge(overlap.minus(self.resident).count())?;
+        // Counting resident pages, an idle page is counted already; counting pages in use, it
+        // comes into use now (a neighbour's extension may have charged a shared page).
+        let new = if charging.budget().counts_idle() {
+            overlap.minus(self.resident)
+        } else {
+            overlap.minus(self.charged)
+        };
+        charging.charge(new.count())?;
         self.resident = self.resident.union(overlap);
         self.charged = self.charged.union(overlap);
         let (first, end) = cells_starting_in(p, self.cell_size(), self.reserved());

@@ -9,8 +9,8 @@ use crate::page_mask::PageMask;
 use std::ptr;
 
 impl Block {
-    /// Drops every idle page from the RSS (`OsMemory::drop_pages`) and from the budget. Returns
-    /// the number of pages dropped. Work: one system call per run of idle pages.
+    /// Drops every idle page from the RSS (`OsMemory::drop_pages`) and from the budget (if it
+    /// counts idle pages). Returns the number of pages dropped. Work: one system call per run of idle pages.
     ///
     /// # Safety
     /// The caller holds the block exclusively (its owner; a popped abandoned block; or the world
@@ -42,23 +42,29 @@ impl Block {
         }
         self.resident = self.resident.minus(idle);
         self.dirty = self.dirty.minus(idle);
-        budget.uncharge(idle.count());
+        if budget.counts_idle() {
+            budget.uncharge(idle.count());
+        }
         debug_assert!(self.is_valid());
         idle.count()
     }
 
     /// Retires an empty block: its header becomes a retired one (not live) that keeps the
-    /// `resident` mask, so the pages stay counted by the budget until [`Block::drop_retired`]
-    /// drops them or the next [`Block::init`] of the block inherits them. The caller then
-    /// returns the block to its source (after dropping it, unless the embedder keeps retired
-    /// blocks resident for reuse).
+    /// `resident` mask, so the pages stay resident (counted by a budget that counts resident
+    /// pages; a budget that counts pages in use is uncharged for the pages still in use, the
+    /// header's) until [`Block::drop_retired`] drops them or the next [`Block::init`] of the
+    /// block inherits them. The caller then returns the block to its source (after dropping it,
+    /// unless the embedder keeps retired blocks resident for reuse).
     ///
     /// # Safety
     /// `block` is an empty block owned by the caller and on no list.
-    pub unsafe fn retire(block: *mut Block) {
+    pub unsafe fn retire(block: *mut Block, budget: &dyn PageBudget) {
         // SAFETY: the caller owns the block.
         let b = unsafe { &mut *block };
         debug_assert_eq!(b.used, 0, "retiring a block with allocated cells");
+        if !budget.counts_idle() {
+            budget.uncharge(b.charged.count());
+        }
         b.state = BlockState::Released;
         b.magic = RETIRED_MAGIC;
         b.charged = PageMask::EMPTY;
@@ -82,7 +88,8 @@ impl Block {
     }
 
     /// Drops every resident page of a retired block (or of a block whose header is dead
-    /// otherwise: then nothing is counted) and uncharges them. Returns the pages uncharged.
+    /// otherwise: then nothing is counted) and uncharges them if the budget counts idle pages (a
+    /// retired block has no page in use). Returns the pages dropped.
     /// Takes the raw pointer: the OS wipes the header, so no reference may live across the drop.
     ///
     /// # Safety
@@ -107,7 +114,9 @@ impl Block {
         // block's exposed provenance (see `start`).
         // The header reads as zero afterwards (`drop_pages`' contract): no longer retired.
         unsafe { os.drop_pages((block as usize) as *mut u8, BLOCK_BYTES) };
-        budget.uncharge(resident.count());
+        if budget.counts_idle() {
+            budget.uncharge(resident.count());
+        }
         resident.count()
     }
 }

@@ -190,7 +190,8 @@ impl Block {
 
     /// Uncharges `pages` (all inside `charged`) and gives them back to the OS. If the OS drops
     /// them at once (they read back as zero), they leave `resident` and the budget; otherwise
-    /// they stay resident and counted ("idle") until reused or dropped ([`Block::drop_idle`]).
+    /// they stay resident ("idle") until reused or dropped ([`Block::drop_idle`]), counted by a
+    /// budget that counts resident pages and uncharged now by one that counts pages in use.
     pub(super) fn give_back(
         &mut self,
         pages: PageMask,
@@ -207,6 +208,9 @@ impl Block {
         if os.released_pages_are_zero() {
             self.resident = self.resident.minus(pages);
             self.dirty = self.dirty.minus(pages);
+            budget.uncharge(pages.count());
+        } else if !budget.counts_idle() {
+            // Idle: resident, and no longer in use.
             budget.uncharge(pages.count());
         }
     }

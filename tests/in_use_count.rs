@@ -1,0 +1,184 @@
+//! A budget that counts pages in use (`PageBudget::counts_idle` false): the count is exactly the
+//! pages of every block's `charged` set; idle pages stay resident, uncounted, and are reused (and
+//! charged again) before fresh pages are touched; dropping idle pages or a retired block changes
+//! nothing in the count. The OS stand-in keeps released pages resident, as a deferred purge does.
+
+mod common;
+
+use common::{gc_settings, HeapSource, KeepingOs};
+use shardsweep::*;
+use std::collections::HashSet;
+
+/// Counts pages in use, with an optional limit.
+struct InUse(CountingBudget);
+
+impl PageBudget for InUse {
+    fn try_charge(&self, pages: usize) -> bool {
+        self.0.try_charge(pages)
+    }
+    fn uncharge(&self, pages: usize) {
+        self.0.uncharge(pages)
+    }
+    fn charged(&self) -> usize {
+        self.0.charged()
+    }
+    fn counts_idle(&self) -> bool {
+        false
+    }
+}
+
+struct Fx {
+    shared: &'static Shared,
+    budget: &'static InUse,
+    os: &'static KeepingOs,
+}
+
+fn fixture(limit: usize, keep_retired: bool) -> Fx {
+    let source: &'static HeapSource = Box::leak(Box::new(HeapSource::new(1000)));
+    let budget: &'static InUse = Box::leak(Box::new(InUse(CountingBudget::new(limit))));
+    let os: &'static KeepingOs = Box::leak(Box::new(KeepingOs {
+        keep_retired,
+        ..Default::default()
+    }));
+    let shared = Shared::new(source, budget, os, gc_settings()).leak();
+    Fx { shared, budget, os }
+}
+
+/// (resident, charged) pages summed over a heap's blocks and the abandoned ones.
+fn walk(heap: &Heap, shared: &Shared) -> (usize, usize) {
+    let (mut r, mut c) = (0, 0);
+    for b in heap.blocks() {
+        // SAFETY: owned blocks of a heap we hold.
+        unsafe {
+            assert!((*b).is_valid());
+            r += (*b).resident().count();
+            c += (*b).charged().count();
+        }
+    }
+    shared.for_each_abandoned(&mut |b| {
+        r += b.resident().count();
+        c += b.charged().count();
+    });
+    (r, c)
+}
+
+/// Allocates two blocks' worth of 64-byte cells and sweeps, keeping one cell in eight pages'
+/// worth (and the last one, so that no block empties): idle pages in every block.
+fn sparse_heap(fx: &Fx) -> Box<Heap> {
+    let mut heap = Heap::new_boxed(fx.shared);
+    let cells: Vec<usize> = (0..2 * BLOCK_BYTES / 64)
+        .map(|_| heap.alloc(64) as usize)
+        .collect();
+    let per_page = PAGE_BYTES / 64;
+    let mut live: HashSet<usize> = cells.iter().step_by(8 * per_page).copied().collect();
+    live.insert(*cells.last().unwrap());
+    heap.sweep(&mut |p| live.contains(&(p as usize)));
+    heap
+}
+
+#[test]
+fn the_count_is_the_pages_in_use_and_idle_pages_are_reused_uncounted() {
+    let fx = fixture(usize::MAX, false);
+    let mut heap = sparse_heap(&fx);
+    let (resident, charged) = walk(&heap, fx.shared);
+    assert_eq!(
+        fx.budget.charged(),
+        charged,
+        "the budget counts exactly the pages in use"
+    );
+    assert!(
+        charged < resident,
+        "idle pages stay resident ({charged} in use of {resident})"
+    );
+    // Allocating again lists cells on the idle pages: each is charged again as it comes into
+    // use, and no page beyond the resident ones is touched until they are used up.
+    let idle = resident - charged;
+    let mut n = 0;
+    while walk(&heap, fx.shared).0 == resident && n < 4 * BLOCK_BYTES / 64 {
+        heap.alloc(64);
+        n += 1;
+        let (_, c) = walk(&heap, fx.shared);
+        assert_eq!(fx.budget.charged(), c, "after {n} allocations");
+    }
+    let (resident2, charged2) = walk(&heap, fx.shared);
+    assert!(
+        charged2 >= charged + idle - 2,
+        "{n} allocations used the {idle} idle pages (in use {charged} -> {charged2}) before a fresh one"
+    );
+    assert!(resident2 > resident, "then a fresh page");
+    assert_eq!(fx.budget.charged(), charged2);
+}
+
+#[test]
+fn dropping_idle_pages_leaves_the_count() {
+    let fx = fixture(usize::MAX, false);
+    let heap = sparse_heap(&fx);
+    let (resident, charged) = walk(&heap, fx.shared);
+    drop(heap); // abandons the partly used blocks, idle pages and all
+    let dropped = fx.shared.drop_abandoned_idle();
+    assert_eq!(dropped, resident - charged, "every idle page is dropped");
+    assert_eq!(fx.budget.charged(), charged, "they were not counted");
+    assert_eq!(walk(&Heap::new_boxed(fx.shared), fx.shared), (charged, charged));
+    assert!(!fx.os.dropped.lock().unwrap().is_empty());
+}
+
+#[test]
+fn an_emptied_block_leaves_the_count_and_a_new_header_on_it_comes_back_into_it() {
+    let fx = fixture(usize::MAX, true);
+    let mut heap = Heap::new_boxed(fx.shared);
+    let cells: Vec<usize> = (0..BLOCK_BYTES / 128)
+        .map(|_| heap.alloc(128) as usize)
+        .collect();
+    assert!(fx.budget.charged() > 1);
+    heap.sweep(&mut |_| false); // every block empties; the source keeps them retired
+    assert_eq!(fx.budget.charged(), 0, "a retired block has no page in use");
+    let b = Block::of(cells[0] as *const u8);
+    // SAFETY: the retired block is unused; the test source hands it out again.
+    let full = unsafe { Block::retired_resident(b) }.count();
+    assert!(full > 1, "the retired block's pages stay resident");
+    let mut charging = Charging::new(fx.budget);
+    // SAFETY: as above.
+    let nb = unsafe { Block::init(b as *mut u8, bin_of(128), false, Accounting::Page, &mut charging) }
+        .expect("no limit");
+    assert_eq!(charging.pages(), 1, "the header page comes into use");
+    // SAFETY: a live header we just made, ours alone.
+    unsafe {
+        assert_eq!((*nb).resident().count(), full);
+        assert!((*nb).can_extend_resident());
+        assert_eq!((*nb).extend(&mut charging, true), Ok(true));
+        assert_eq!(fx.budget.charged(), (*nb).charged().count());
+        Block::retire(nb, fx.budget);
+        assert_eq!(fx.budget.charged(), 0);
+        assert_eq!(Block::drop_retired(nb, fx.budget, fx.os), full, "pages dropped");
+    }
+    assert_eq!(fx.budget.charged(), 0, "dropping uncharges nothing more");
+}
+
+#[test]
+fn a_limit_bounds_the_pages_in_use_not_the_idle_ones() {
+    let limit = 2 * PAGES_PER_BLOCK + 8;
+    let fx = fixture(limit, false);
+    let mut heap = Heap::new_boxed(fx.shared);
+    let mut cells = Vec::new();
+    while let Ok(c) = heap.try_alloc(64) {
+        cells.push(c.as_ptr() as usize);
+    }
+    assert_eq!(heap.try_alloc(64), Err(NoCell::Refused));
+    let (_, c) = walk(&heap, fx.shared);
+    assert_eq!(fx.budget.charged(), c);
+    assert!(c <= limit && c + 2 >= limit, "in use {c}, limit {limit}");
+    // Keep one cell in eight pages' worth: the rest of the pages go idle, uncounted.
+    let per_page = PAGE_BYTES / 64;
+    let live: HashSet<usize> = cells.iter().step_by(8 * per_page).copied().collect();
+    heap.sweep(&mut |p| live.contains(&(p as usize)));
+    let (_, c) = walk(&heap, fx.shared);
+    assert_eq!(fx.budget.charged(), c);
+    assert!(c < limit / 2);
+    // Another size class cannot use those idle pages: it takes fresh ones, up to the limit of
+    // pages in use, so that the resident pages exceed the limit by the idle ones.
+    while heap.try_alloc(256).is_ok() {}
+    let (resident, in_use) = walk(&heap, fx.shared);
+    assert_eq!(fx.budget.charged(), in_use);
+    assert!(in_use <= limit && in_use + 2 >= limit, "in use {in_use}, limit {limit}");
+    assert!(resident > limit, "resident {resident}: the idle pages are not counted");
+}
