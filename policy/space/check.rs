@@ -36,7 +36,7 @@ use crate::util::linear_scan::Region;
 use crate::util::object_enum::BlockMayHaveObjects;
 use crate::policy::space::Space;
 use crate::vm::VMBinding;
-use shardsweep::{Accounting, Heap, PageMask, PAGE_BYTES};
+use shardsweep::{Accounting, Heap, PageBudget, PageMask, PAGE_BYTES};
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::Ordering;
 

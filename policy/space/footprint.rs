@@ -31,7 +31,7 @@ use super::ShardSweepSpace;
 use crate::policy::marksweepspace::shardsweep::sweep;
 use crate::policy::space::Space;
 use crate::vm::VMBinding;
-use shardsweep::{Block, Footprint, Heap, BIN_COUNT, PAGE_BYTES};
+use shardsweep::{Block, Footprint, Heap, PageBudget, BIN_COUNT, PAGE_BYTES};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::sync::OnceLock;
