@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Unit tests of study.py's plans and summaries and of workloads.py (no JVM): run by
+"""Unit tests of study.py's plans, study_report.py's summaries and workloads.py (no JVM): run by
 scripts/openjdk-standin-test.sh, or `python3 -m unittest test_study` here."""
 import contextlib
 import io
@@ -11,6 +11,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import study  # noqa: E402
+import study_report  # noqa: E402
 import workloads  # noqa: E402
 
 
@@ -72,7 +73,7 @@ class FactorSummary(unittest.TestCase):
         rows = [row("stock-ms", 6, 10), row("stock-ms", 6, 12), row("stock-ms", 6, 11),
                 row("stock-ms", 2, 20), row("ss64-page", 2, 15), row("ss64-page", 2, 17),
                 row("ss64-page", 1.5, 0, "oom")]
-        ref, norm, cells = study.factor_summary(rows, "stock-ms")
+        ref, norm, cells = study_report.factor_summary(rows, "stock-ms")
         self.assertEqual((ref, norm), ("stock-ms", 11))
         c = cells[("ss64-page", 2.0)]
         self.assertEqual((c["median"], c["min"], c["max"], c["runs"]), (16, 15, 17, 2))
@@ -81,9 +82,9 @@ class FactorSummary(unittest.TestCase):
 
     def test_reference_falls_back_when_it_never_passed(self):
         rows = [row("stock-ms", 6, 0, "oom"), row("immix", 6, 8), row("ss4-page", 6, 9)]
-        ref, norm, _ = study.factor_summary(rows, "stock-ms")
+        ref, norm, _ = study_report.factor_summary(rows, "stock-ms")
         self.assertEqual((ref, norm), ("immix", 8))
-        self.assertEqual(study.factor_summary([row("immix", 2, 0, "oom")], "immix")[:2], (None, None))
+        self.assertEqual(study_report.factor_summary([row("immix", 2, 0, "oom")], "immix")[:2], (None, None))
 
 
 class Cli(unittest.TestCase):
