@@ -417,6 +417,21 @@ def main(argv=None):
                       ("ss64k lazy abandon_all=1 t8 lusearch", {"SHARDSWEEP_SWEEP": "lazy", "SHARDSWEEP_ABANDON_ALL": 1})]:
         S.run(name, [ss64, *small(8, 16, "lusearch", "--verify")], env)
 
+    print("== counting pages in use (SHARDSWEEP_COUNT=in-use): idle pages resident, uncounted")
+    for name, env, w in [
+            ("ss64k count=in-use t8 lusearch", {}, "lusearch"),
+            ("ss64k count=in-use t8 fragger", {}, "fragger"),
+            ("ss64k count=in-use lazy t8 fragger", {"SHARDSWEEP_SWEEP": "lazy"}, "fragger"),
+            ("ss64k count=in-use purge=now t8 lusearch", {"SHARDSWEEP_PURGE": "now"}, "lusearch"),
+            ("ss64k count=in-use purge=pressure advice=free t8 fragger", {"SHARDSWEEP_PURGE": "pressure",
+                                                                         "SHARDSWEEP_ADVICE": "free"}, "fragger"),
+            ("ss64k count=in-use block t8 lusearch", {"SHARDSWEEP_ACCOUNTING": "block"}, "lusearch")]:
+        S.run(name, [ss64, *small(8, 16, w, "--verify")], {"SHARDSWEEP_COUNT": "in-use", **env})
+    r = S.execute([ss64, *small(8, 16, "lusearch")], {"SHARDSWEEP_REPORT_FOOTPRINT": 1, "SHARDSWEEP_COUNT": "in-use"},
+                  timeout=120)
+    ok, msg = judge_footprint_report(r)
+    S.verdict((ok and "count=in-use" in r.out, f"count=in-use: {msg}"), r.out)
+
     print("== documented defaults are the code's (scripts/check-doc-defaults.py)")
     r = S.execute([sys.executable, ROOT / "scripts" / "check-doc-defaults.py", ss64])
     lines = r.out.splitlines()
