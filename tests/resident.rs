@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{gc_settings, HeapSource, KeepingOs};
+use common::{gc_settings, resident_and_charged as walk, HeapSource, KeepingOs};
 use shardsweep::*;
 use std::collections::HashSet;
 
@@ -26,37 +26,10 @@ fn fixture(keep_retired: bool) -> Fx {
     Fx { shared, budget, os }
 }
 
-/// (resident, charged) pages summed over a heap's blocks and the abandoned ones.
-fn walk(heap: &Heap, shared: &Shared) -> (usize, usize) {
-    let (mut r, mut c) = (0, 0);
-    for b in heap.blocks() {
-        // SAFETY: owned blocks of a heap we hold.
-        unsafe {
-            assert!((*b).is_valid());
-            r += (*b).resident().count();
-            c += (*b).charged().count();
-        }
-    }
-    shared.for_each_abandoned(&mut |b| {
-        r += b.resident().count();
-        c += b.charged().count();
-    });
-    (r, c)
-}
-
 #[test]
 fn idle_pages_stay_counted_and_are_reused_before_fresh_ones() {
     let fx = fixture(false);
-    let mut heap = Heap::new_boxed(fx.shared);
-    // Two blocks' worth of 64-byte cells; keep one cell in eight pages' worth alive.
-    let cells: Vec<usize> = (0..2 * BLOCK_BYTES / 64)
-        .map(|_| heap.alloc(64) as usize)
-        .collect();
-    let per_page = PAGE_BYTES / 64;
-    let mut live: HashSet<usize> = cells.iter().step_by(8 * per_page).copied().collect();
-    live.insert(*cells.last().unwrap()); // no block empties (it would be dropped at once)
-    let before = fx.budget.charged();
-    heap.sweep(&mut |p| live.contains(&(p as usize)));
+    let (mut heap, before) = common::sparse_heap(fx.shared);
     let (resident, charged) = walk(&heap, fx.shared);
     assert_eq!(
         resident,

@@ -142,3 +142,38 @@ pub fn gc_settings() -> Settings {
         abandon_all_partial: false,
     }
 }
+
+/// (resident, charged) pages summed over a heap's blocks and the abandoned ones.
+pub fn resident_and_charged(heap: &Heap, shared: &Shared) -> (usize, usize) {
+    let (mut r, mut c) = (0, 0);
+    for b in heap.blocks() {
+        // SAFETY: owned blocks of a heap we hold.
+        unsafe {
+            assert!((*b).is_valid());
+            r += (*b).resident().count();
+            c += (*b).charged().count();
+        }
+    }
+    shared.for_each_abandoned(&mut |b| {
+        r += b.resident().count();
+        c += b.charged().count();
+    });
+    (r, c)
+}
+
+/// Allocates two blocks' worth of 64-byte cells and sweeps, keeping one cell in eight pages'
+/// worth (and the last one, so that no block empties: it would be given back at once): idle
+/// pages in every block. Returns the heap and the pages charged before the sweep.
+pub fn sparse_heap(shared: &'static Shared) -> (Box<Heap>, usize) {
+    let mut heap = Heap::new_boxed(shared);
+    let cells: Vec<usize> = (0..2 * BLOCK_BYTES / 64)
+        .map(|_| heap.alloc(64) as usize)
+        .collect();
+    let per_page = PAGE_BYTES / 64;
+    let mut live: std::collections::HashSet<usize> =
+        cells.iter().step_by(8 * per_page).copied().collect();
+    live.insert(*cells.last().unwrap());
+    let before = shared.budget().charged();
+    heap.sweep(&mut |p| live.contains(&(p as usize)));
+    (heap, before)
+}
