@@ -3,6 +3,7 @@
 //! then returns `NoCell::Refused` and the allocator waits for the GC outside the core).
 
 use super::ShardSweepSpace;
+use crate::policy::marksweepspace::shardsweep::settings::Count;
 use crate::policy::space::Space;
 use crate::vm::VMBinding;
 use shardsweep::PageBudget;
@@ -43,7 +44,7 @@ impl<VM: VMBinding> PageBudget for ShardSweepSpace<VM> {
     }
 
     fn counts_idle(&self) -> bool {
-        self.settings.count == crate::policy::marksweepspace::shardsweep::settings::Count::Resident
+        self.settings.count == Count::Resident
     }
 
     fn charged(&self) -> usize {

@@ -15,8 +15,8 @@
 //! idle pages. `free_abandoned` is the part of `free` in abandoned blocks (no mutator holds
 //! them: any may adopt them), the rest of `free` is in blocks mutators hold. `charged_by_class`:
 //! the pages the mutators' slow paths charged since the previous report, by the cell size they
-//! served (which classes needed new memory while `free` waited). `kept_pages` are the resident pages of the empty blocks kept for reuse,
-//! `meta_pages` the side metadata MMTk counts. They add up exactly:
+//! served (which classes needed new memory while `free` waited). `kept_pages` are the resident
+//! pages of the empty blocks kept for reuse, `meta_pages` the side metadata MMTk counts. They add up exactly:
 //! `(header + … + idle) / 4096 + kept_pages + meta_pages = reported_pages` (the policy tests
 //! assert it). With `SHARDSWEEP_COUNT=in-use` (the line says `count=in-use`) idle pages and kept
 //! blocks are resident but not reported: `(header + … + tail) / 4096 + meta_pages =

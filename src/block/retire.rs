@@ -10,7 +10,8 @@ use std::ptr;
 
 impl Block {
     /// Drops every idle page from the RSS (`OsMemory::drop_pages`) and from the budget (if it
-    /// counts idle pages). Returns the number of pages dropped. Work: one system call per run of idle pages.
+    /// counts idle pages). Returns the number of pages dropped. Work: one system call per run of
+    /// idle pages.
     ///
     /// # Safety
     /// The caller holds the block exclusively (its owner; a popped abandoned block; or the world
