@@ -107,7 +107,7 @@ def phase_report(a, configs):
     P("|---|" + "---:|" * len(labels))
     top = max(a.threads)
     for ref in ("stock-ms", "markcompact"):
-        r = mh[ref].get(top)
+        r = mh.get(ref, {}).get(top)
         cells = []
         for l in labels:
             v = mh[l].get(top)

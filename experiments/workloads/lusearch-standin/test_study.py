@@ -5,6 +5,7 @@ import contextlib
 import io
 import itertools
 import sys
+import tempfile
 import unittest
 from collections import Counter
 from pathlib import Path
@@ -144,6 +145,26 @@ class Cli(unittest.TestCase):
                             for l in h2), h2)
         mc = [l for l in h2 if "--label markcompact" in l]
         self.assertIn("--threads '1 8 12 24 36 48'", mc[0])  # also at the time and factors threads
+
+
+class Report(unittest.TestCase):
+    def test_report_of_markcompact_alone(self):
+        # The factors study measures only MarkCompact's minimum heap: the report must not need
+        # stock MarkSweep's.
+        with tempfile.TemporaryDirectory() as d:
+            mc = Path(d) / "minheap" / "markcompact"
+            mc.mkdir(parents=True)
+            (mc / "minheap.csv").write_text(
+                "workload,label,java,jvm_args,env,size,iterations,threads,minheap_mib,status,probes,"
+                "resolution_mib,digest,timestamp,detail,peak_rss_kib,space_peak_resident_kib\n"
+                "lusearch,markcompact,/j/bin/java,-XX:+UseThirdPartyHeap,MMTK_PLAN=MarkCompact,default,2,8,"
+                "9.5,ok,8,0.5,66efc1e4129cbeb2,2026-11-25T14:59:31Z,,676064,\n")
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                rc = study.main(["--phase", "report", "--configs", "markcompact", "--threads", "8", "--out", d])
+            self.assertEqual(rc, 0)
+            self.assertIn("| 8 | 9.5 (660) |", out.getvalue())
+            self.assertTrue((Path(d) / "README.md").exists())
 
 
 class Workloads(unittest.TestCase):
