@@ -141,19 +141,56 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
                 note(a.as_usize(), unsafe { shardsweep::Block::retired_resident(a.to_ptr()) });
             }
             let mut extra = Vec::new();
+            // Per block with uncounted pages: its uncounted and resident pages, and what holds it.
+            let mut by_block: Vec<(usize, PageMask, PageMask)> = Vec::new();
             for (start, flags) in chunks.iter() {
                 for (i, &f) in flags.iter().enumerate() {
                     let a = start.as_usize() + i * PAGE_BYTES;
-                    if f & 1 != 0 && !counted.contains(&a) && extra.len() < 8 {
-                        let b = a & !(shardsweep::BLOCK_BYTES - 1);
-                        extra.push(format!("{a:#x} (page {} of block {b:#x}{})", (a - b) / PAGE_BYTES,
-                            if distinct.contains(&b) { ", live" } else { "" }));
+                    let b = a & !(shardsweep::BLOCK_BYTES - 1);
+                    let p = (a - b) / PAGE_BYTES;
+                    if f & 1 != 0 && !counted.contains(&a) {
+                        if extra.len() < 8 {
+                            extra.push(format!("{a:#x} (page {p} of block {b:#x}{})",
+                                if distinct.contains(&b) { ", live" } else { "" }));
+                        }
+                        match by_block.last_mut() {
+                            Some((lb, m, _)) if *lb == b => *m = m.union(PageMask::page(p)),
+                            _ => by_block.push((b, PageMask::page(p), PageMask::EMPTY)),
+                        }
                     }
                 }
             }
+            for (b, _, os) in by_block.iter_mut() {
+                let (start, flags) = chunks.iter().find(|(s, _)| s.as_usize() == *b & !(crate::util::heap::chunk_map::Chunk::BYTES - 1)).unwrap();
+                let first = (*b - start.as_usize()) / PAGE_BYTES;
+                for p in 0..shardsweep::BLOCK_BYTES / PAGE_BYTES {
+                    if flags[first + p] & 1 != 0 {
+                        *os = os.union(PageMask::page(p));
+                    }
+                }
+            }
+            let spare: HashSet<usize> = self.spare.lock().unwrap().iter().map(|a| a.as_usize()).collect();
+            let kept_set: HashSet<usize> = kept.iter().map(|a| a.as_usize()).collect();
+            let holders: Vec<String> = by_block.iter().take(8).map(|&(b, m, os)| {
+                let on = if distinct.contains(&b) { "listed" } else if kept_set.contains(&b) { "kept" }
+                    else if spare.contains(&b) { "spare" } else { "on no list" };
+                // The header is read only where the kernel holds page 0 (else it reads the zero page).
+                let header = if os.contains(0) {
+                    // SAFETY: page 0 of a block of the space is resident; integer fields only; the
+                    // world is stopped.
+                    unsafe {
+                        let h = b as *const shardsweep::Block;
+                        format!("retired resident {:?}, live header {}", shardsweep::Block::retired_resident(h),
+                            (*h).is_live_header())
+                    }
+                } else {
+                    "header page not resident".to_string()
+                };
+                format!("block {b:#x} ({on}; {header}): uncounted {m:?} of resident {os:?}")
+            }).collect();
             errs.push(format!(
-                "the kernel reports {os_resident} resident pages in the space's chunks, more than the {resident_sum} its blocks hold (it reports {charged} to MMTk); uncounted: {}",
-                extra.join(", ")
+                "the kernel reports {os_resident} resident pages in the space's chunks, more than the {resident_sum} its blocks hold (it reports {charged} to MMTk); uncounted: {}; {}",
+                extra.join(", "), holders.join("; ")
             ));
         }
         let meta = self.estimate_side_meta_pages(charged);

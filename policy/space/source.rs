@@ -27,9 +27,9 @@ unsafe impl<VM: VMBinding> BlockSource for ShardSweepSpace<VM> {
     }
 
     fn acquire_block(&self, thread: usize) -> Option<(NonNull<u8>, bool)> {
-        // Spares and the page resource's blocks are zero: fresh, or dropped with MADV_DONTNEED
-        // before they were given back (`Block::drop_retired`); blocks with resident pages are
-        // on the kept list instead.
+        // Spares and the page resource's blocks are zero: dropped when their chunk came to the
+        // space (`acquire_from_page_resource`), or with MADV_DONTNEED before they were given
+        // back (`Block::drop_retired`); blocks with resident pages are on the kept list instead.
         let zeroed = true;
         if let Some(a) = self.spare.lock().unwrap().pop() {
             return NonNull::new(a.to_mut_ptr()).map(|p| (p, zeroed));
@@ -93,12 +93,28 @@ fn acquire_from_page_resource<VM: VMBinding>(space: &ShardSweepSpace<VM>, tls: V
             OS::handle_mmap_error::<VM>(e, tls);
         }
     };
+    // A new chunk: the page resource took it whole from the global chunk pool and put its other
+    // blocks in its pool. A chunk another space (the large-object space) used and gave back is
+    // still resident and dirty (MMTk leaves freed pages so), but the core takes every block from
+    // here as zero and non-resident (`acquire_block`). So drop it, under the acquire lock: no
+    // other block of it can be handed out before (every acquisition takes the lock). Nothing of
+    // ours is in it yet. One system call per chunk; on a chunk not yet mapped (never used) it
+    // fails with ENOMEM and there is nothing to drop.
+    let drop_new_chunk = || {
+        if res.new_chunk {
+            // SAFETY: the chunk belongs to this space now and holds no live data of any space;
+            // MADV_DONTNEED leaves anonymous pages reading as zero.
+            unsafe { libc::madvise(res.start.to_mut_ptr(), Chunk::BYTES, libc::MADV_DONTNEED) };
+        }
+    };
     if SFT_MAP.get_side_metadata().is_some() {
         mmap();
         space.grow_space(res.start, bytes, res.new_chunk);
+        drop_new_chunk();
         drop(lock);
     } else {
         space.grow_space(res.start, bytes, res.new_chunk);
+        drop_new_chunk();
         drop(lock);
         mmap();
     }

@@ -30,6 +30,10 @@ options:
       --late-exit        an exiting mutator thread leaves the thread list first and destroys
                          its MMTk mutator only after the next GC (as an OpenJDK thread can:
                          GCs in between do not see that mutator)
+      --compressed-layout
+                         lay MMTk's spaces out as mmtk-openjdk does with compressed oops: from
+                         1 GiB up to 4 GiB (32 GiB for larger heaps), discontiguous spaces that
+                         take chunks from one shared pool (needs a heap of at most 32 GiB)
   -h, --help             this help
 
 environment: MMTK_PLAN, MMTK_THREADS (GC threads), MMTK_GC_TRIGGER and the other MMTK_*
@@ -54,6 +58,7 @@ pub struct Options {
     pub histogram: bool,
     pub final_gc: bool,
     pub late_exit: bool,
+    pub compressed_layout: bool,
 }
 
 pub enum Parsed {
@@ -134,6 +139,7 @@ pub fn parse(args: &[String]) -> Result<Parsed, String> {
         histogram: false,
         final_gc: false,
         late_exit: false,
+        compressed_layout: false,
     };
     let mut plan: Option<PlanSelector> = None;
     let mut workload: Option<String> = None;
@@ -215,6 +221,7 @@ pub fn parse(args: &[String]) -> Result<Parsed, String> {
             "--histogram" => o.histogram = true,
             "--final-gc" => o.final_gc = true,
             "--late-exit" => o.late_exit = true,
+            "--compressed-layout" => o.compressed_layout = true,
             "--workload-file" => o.workload_file = Some(v.to_string()),
             _ if name.starts_with("-Xmx") => {
                 let s = &name[4..];
@@ -325,6 +332,8 @@ mod tests {
         assert!(ok(&["--final-gc", "gcbench"]).final_gc);
         assert!(ok(&["--late-exit", "gcbench"]).late_exit);
         assert!(!ok(&["gcbench"]).late_exit);
+        assert!(ok(&["--compressed-layout", "gcbench"]).compressed_layout);
+        assert!(!ok(&["gcbench"]).compressed_layout);
         assert!(parse(&args(&["--final-gc=1", "gcbench"])).is_err());
         let o = ok(&["x/y.wl"]);
         assert_eq!(

@@ -193,6 +193,7 @@ pub fn run_main() -> ! {
         histogram: o.histogram,
         final_gc: o.final_gc,
         late_exit: o.late_exit,
+        compressed_layout: o.compressed_layout,
     });
     let plan = cli::plan_name(o.plan);
     println!(

@@ -93,6 +93,29 @@ pub struct HeapConfig {
     pub final_gc: bool,
     /// `--late-exit`: see [`Mu`](super::Mu)'s `Drop`.
     pub late_exit: bool,
+    /// `--compressed-layout`: see [`compressed_layout`].
+    pub compressed_layout: bool,
+}
+
+/// The address-space layout mmtk-openjdk uses with compressed oops: the heap from 1 GiB up to
+/// 4 GiB (32 GiB when the heap needs more), spaces discontiguous, so that they take chunks from
+/// one shared pool and a chunk one space gave back can go to another (as on the JVM).
+fn compressed_layout(max_heap: usize) -> mmtk::util::heap::vm_layout::VMLayout {
+    use mmtk::util::conversions::{chunk_align_down, chunk_align_up};
+    use mmtk::util::Address;
+    const GIB: usize = 1 << 30;
+    assert!(max_heap <= 32 * GIB, "--compressed-layout: the heap must be at most 32 GiB");
+    let start = GIB;
+    let end = if start + max_heap <= 4 * GIB { 4 * GIB } else { 32 * GIB };
+    mmtk::util::heap::vm_layout::VMLayout {
+        log_address_space: 35,
+        // SAFETY: plain addresses, not dereferenced here.
+        heap_start: chunk_align_down(unsafe { Address::from_usize(start) }),
+        // SAFETY: as above.
+        heap_end: chunk_align_up(unsafe { Address::from_usize(end) }),
+        log_space_extent: 31,
+        force_use_contiguous_spaces: false,
+    }
 }
 
 /// Build and initialise MMTk.  Must be called once, before any `Mu::attach`.
@@ -109,6 +132,10 @@ pub fn init_heap(cfg: &HeapConfig) {
     }
     if cfg.final_gc {
         builder.options.full_heap_system_gc.set(true);
+    }
+    if cfg.compressed_layout {
+        let max_heap = builder.options.gc_trigger.max_heap_size();
+        builder.set_vm_layout(compressed_layout(max_heap));
     }
     let heap = match *builder.options.gc_trigger {
         GCTriggerSelector::FixedHeapSize(b) => b,

@@ -10,8 +10,11 @@
 //! and reachable from a global root.  With `thread_keep = K`, each thread first allocates K
 //! objects of every size in `sizes` (size by size, K in a row) and keeps them, reachable from a
 //! per-thread global root, until the end of the run (replaced by its next iteration's): a
-//! thread's long-lived state, laid out like data allocated at a thread's start.  Everything is
-//! checked against Rust-side expected hashes.
+//! thread's long-lived state, laid out like data allocated at a thread's start.
+//! `boot_garbage_kib` of objects drawn from `boot_garbage_sizes` (default: `sizes`) are
+//! allocated at boot, before the shared data, and dropped at once: what a program leaves dead
+//! after its start-up (a JVM's class loading, an index read in through large buffers), which
+//! the first GC frees.  Everything is checked against Rust-side expected hashes.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -31,6 +34,9 @@ pub struct Spec {
     pub shared_kib: u64,
     pub thread_keep: u64,
     pub threads: Option<usize>,
+    pub boot_garbage_kib: u64,
+    /// (weight, size) as `sizes`.
+    pub boot_garbage_sizes: Vec<(u64, usize)>,
 }
 
 fn parse_pairs(key: &str, v: &str) -> Result<Vec<(u64, u64)>, String> {
@@ -84,6 +90,8 @@ impl Spec {
             "shared_kib",
             "thread_keep",
             "threads",
+            "boot_garbage_kib",
+            "boot_garbage_sizes",
         ];
         if let Some(k) = kv.keys().find(|k| !known.contains(&k.as_str())) {
             return Err(format!("unknown key '{}' (known: {})", k, known.join(", ")));
@@ -97,16 +105,23 @@ impl Spec {
                     .map_err(|_| format!("{}: bad number '{}'", k, v)),
             }
         };
-        let sizes = parse_pairs("sizes", kv.get("sizes").ok_or("missing key 'sizes'")?)?
-            .into_iter()
-            .map(|(s, w)| {
-                if !(object::HEADER_BYTES as u64..=(16 << 20)).contains(&s) {
-                    Err(format!("sizes: object size {} out of range 16..16M", s))
-                } else {
-                    Ok((w, s as usize))
-                }
-            })
-            .collect::<Result<Vec<_>, _>>()?;
+        let size_list = |key: &str, v: &str| -> Result<Vec<(u64, usize)>, String> {
+            parse_pairs(key, v)?
+                .into_iter()
+                .map(|(s, w)| {
+                    if !(object::HEADER_BYTES as u64..=(16 << 20)).contains(&s) {
+                        Err(format!("{}: object size {} out of range 16..16M", key, s))
+                    } else {
+                        Ok((w, s as usize))
+                    }
+                })
+                .collect()
+        };
+        let sizes = size_list("sizes", kv.get("sizes").ok_or("missing key 'sizes'")?)?;
+        let boot_garbage_sizes = match kv.get("boot_garbage_sizes") {
+            None => sizes.clone(),
+            Some(v) => size_list("boot_garbage_sizes", v)?,
+        };
         let lifetimes = parse_pairs(
             "lifetimes",
             kv.get("lifetimes").map(|s| s.as_str()).unwrap_or("0:1"),
@@ -135,6 +150,8 @@ impl Spec {
             shared_kib: num("shared_kib", 0)?,
             thread_keep,
             threads,
+            boot_garbage_kib: num("boot_garbage_kib", 0)?,
+            boot_garbage_sizes,
         })
     }
 }
@@ -194,6 +211,22 @@ impl Custom {
         }
     }
 
+    /// `boot_garbage_kib`: objects drawn from `boot_garbage_sizes`, each dropped at once.
+    fn boot_garbage(&self, mu: &Mu) {
+        let target = self.spec.boot_garbage_kib as usize * 1024;
+        if target == 0 {
+            return;
+        }
+        let sizes = Weighted::new(&self.spec.boot_garbage_sizes);
+        let mut r = Rng::derive(self.p.seed, 0xDEAD, 0);
+        let mut bytes = 0usize;
+        while bytes < target {
+            let size = sizes.sample(&mut r);
+            let o = mu.alloc(Kind::Plain, 0, size.saturating_sub(object::HEADER_BYTES), r.next_u64());
+            bytes += object::size_of(o);
+        }
+    }
+
     fn alloc_one(&self, mu: &Mu, r: &mut Rng) -> (mmtk::util::ObjectReference, u64) {
         let size = self.sizes.sample(r);
         let nrefs = if r.below(100) < self.spec.refs_percent {
@@ -209,6 +242,7 @@ impl Custom {
 
 impl Workload for Custom {
     fn boot(&mut self, mu: &Mu) -> Result<(), String> {
+        self.boot_garbage(mu);
         let target = self.spec.shared_kib as usize * 1024;
         if target == 0 {
             return Ok(());
@@ -389,5 +423,9 @@ mod tests {
             3
         );
         assert!(Spec::parse("sizes = 16:1\nthread_keep = 2000000").is_err());
+        let g = Spec::parse("sizes = 16:1\nboot_garbage_kib = 64\nboot_garbage_sizes = 16384:1").unwrap();
+        assert_eq!((g.boot_garbage_kib, g.boot_garbage_sizes.clone()), (64, vec![(1, 16384)]));
+        assert_eq!(Spec::parse("sizes = 24:1").unwrap().boot_garbage_sizes, vec![(1, 24)]);
+        assert!(Spec::parse("sizes = 16:1\nboot_garbage_sizes = 8:1").is_err());
     }
 }
