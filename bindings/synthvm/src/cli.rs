@@ -245,6 +245,9 @@ pub fn parse(args: &[String]) -> Result<Parsed, String> {
             }
         }
     }
+    if o.compressed_layout && o.heap_bytes.is_some_and(|b| b > 32 << 30) {
+        return Err("--compressed-layout needs a heap of at most 32 GiB (use e.g. --heap 1024)".into());
+    }
     let Some(w) = workload else {
         return Err(format!(
             "no WORKLOAD given (expected one of: {})",
@@ -334,6 +337,9 @@ mod tests {
         assert!(!ok(&["gcbench"]).late_exit);
         assert!(ok(&["--compressed-layout", "gcbench"]).compressed_layout);
         assert!(!ok(&["gcbench"]).compressed_layout);
+        assert!(ok(&["--compressed-layout", "--heap", "32768", "gcbench"]).compressed_layout);
+        let e = parse(&args(&["--compressed-layout", "--heap", "32769", "gcbench"])).err().unwrap();
+        assert!(e.contains("at most 32 GiB"), "{e}");
         assert!(parse(&args(&["--final-gc=1", "gcbench"])).is_err());
         let o = ok(&["x/y.wl"]);
         assert_eq!(

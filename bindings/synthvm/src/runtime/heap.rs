@@ -172,3 +172,25 @@ pub fn gc_threads() -> usize {
 pub fn used_bytes() -> usize {
     memory_manager::used_bytes(mmtk())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::compressed_layout;
+
+    #[test]
+    fn compressed_layout_is_mmtk_openjdks() {
+        const GIB: usize = 1 << 30;
+        let small = compressed_layout(64 << 20);
+        assert_eq!((small.heap_start.as_usize(), small.heap_end.as_usize()), (GIB, 4 * GIB));
+        assert!(!small.force_use_contiguous_spaces, "spaces share one chunk pool");
+        assert_eq!((small.log_address_space, small.log_space_extent), (35, 31));
+        let big = compressed_layout(8 * GIB);
+        assert_eq!(big.heap_end.as_usize(), 32 * GIB);
+    }
+
+    #[test]
+    #[should_panic(expected = "at most 32 GiB")]
+    fn compressed_layout_refuses_a_heap_above_32_gib() {
+        compressed_layout(33 << 30);
+    }
+}
