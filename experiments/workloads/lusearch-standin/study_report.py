@@ -275,6 +275,37 @@ def factors_section(a, P):
                            + (f", {g} GCs" if g is not None else ""))
         P(f"| {f:g} | {heap} | " + " | ".join(row) + " |")
     P("")
+    pairs = [(x, y) for x, y in PAIRS if x in labels and y in labels]
+    if not pairs:
+        return
+    P("Paired within each round (every cell of a factor runs once per round, in a rotated order, "
+      "so a ratio of two runs of the same round saw about the same load): the ratio's median "
+      "(min–max) over the rounds where both passed, and in how many of them the first was faster.\n")
+    P("| factor | " + " | ".join(f"{x} ÷ {y}" for x, y in pairs) + " |")
+    P("|---:|" + "---|" * len(pairs))
+    for f in factors:
+        row = []
+        for x, y in pairs:
+            r = paired_ratios(rows, x, y, f)
+            row.append(f"{statistics.median(r):.2f} ({min(r):.2f}–{max(r):.2f}), {sum(v < 1 for v in r)} of {len(r)}"
+                       if r else "—")
+        P(f"| {f:g} | " + " | ".join(row) + " |")
+    P("")
+
+
+# The configurations the paired table compares: the claim (64K against 4K), the baseline, the
+# fastest plan.
+PAIRS = [("ss64-page", "ss4-page"), ("ss64-page", "stock-ms"), ("ss64-page", "immix")]
+
+
+def paired_ratios(rows, x, y, factor):
+    """Wall time of `x` over `y` at heap factor `factor`, one ratio per round in which both
+    passed (runs.csv rows; rounds in their order)."""
+    by = {}
+    for r in rows:
+        if float(r["factor"]) == float(factor) and r["outcome"] == "pass" and r["label"] in (x, y):
+            by.setdefault(r.get("round", "0"), {})[r["label"]] = float(r["wall_s"])
+    return [c[x] / c[y] for _, c in sorted(by.items(), key=lambda kv: int(kv[0])) if x in c and y in c]
 
 
 # ---------------------------------------------------------------- plots

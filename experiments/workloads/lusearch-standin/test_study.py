@@ -88,6 +88,16 @@ class FactorSummary(unittest.TestCase):
         self.assertEqual(study_report.factor_summary([row("immix", 2, 0, "oom")], "immix")[:2], (None, None))
 
 
+class PairedRatios(unittest.TestCase):
+    def test_one_ratio_per_round_where_both_passed(self):
+        rows = [dict(row("ss64-page", 2, w), round=str(k)) for k, w in enumerate([9, 20, 11])] + \
+               [dict(row("ss4-page", 2, w), round=str(k)) for k, w in enumerate([10, 10, 0])]
+        rows[-1]["outcome"] = "oom"
+        rows.append(dict(row("ss4-page", 3, 5), round="0"))
+        self.assertEqual(study_report.paired_ratios(rows, "ss64-page", "ss4-page", 2), [0.9, 2.0])
+        self.assertEqual(study_report.paired_ratios(rows, "ss64-page", "ss4-page", 3), [])
+
+
 class Cli(unittest.TestCase):
     def parse(self, *argv):
         p = study.parser()
