@@ -15,7 +15,7 @@ FIELDS = [
     "total_ms", "mutator_ms", "gc_ms", "gc_count",
     "last_iteration_ms", "last_iteration_mutator_ms", "last_iteration_gc_ms", "last_iteration_gc_count",
     "peak_used_bytes", "peak_rss_kib", "gc_threads", "loadavg_1m", "binary_sha", "timestamp",
-    "command", "detail", "space_peak_resident_kib",
+    "command", "detail", "space_peak_resident_kib", "vm_args",
 ]
 
 
@@ -32,6 +32,8 @@ def load_config(path):
     cfg.setdefault("iterations", 1)
     cfg.setdefault("seed", 1)
     cfg.setdefault("env", {})
+    # Extra synthvm options for every probe, before the workload (e.g. ["--compressed-layout"]).
+    cfg["vm_args"] = [str(a) for a in cfg.get("vm_args") or []]
     s = cfg.setdefault("search", {})
     s.setdefault("lo_mib", 1)
     s.setdefault("hi_mib", 2048)

@@ -74,6 +74,9 @@ def minheap_report(cfg, out, command, results, runner=None):
         for (bn, t), r in errs:
             L.append(f"* {bn} t={t}: {r.detail}")
     L.append("\n" + goals_minheap(cfg, results, fits, rss))
+    fid = fidelity_minheap(cfg, fits)
+    if fid:
+        L.append("\n" + fid)
     L.append("\n## Binaries\n")
     L.append(binaries_section(cfg, rows))
     L.append("\n## Builds\n")
@@ -190,6 +193,35 @@ def goals_minheap(cfg, results, fits, rss=None):
     return "\n".join(L + ["", "| goal | value vs bound | |", "|---|---|---|"] + rows)
 
 
+def fidelity_minheap(cfg, fits):
+    """With a `reference:` block in the config (slopes measured elsewhere, e.g. the JVM's): each
+    build's slope against the reference's, whether it is within the tolerance, and whether the
+    builds come in the reference's order. '' without one."""
+    ref = cfg.get("reference")
+    if not ref:
+        return ""
+    tol = float(ref.get("tolerance", 0.25))
+    want = {str(k): float(v) for k, v in ref["slopes"].items()}
+    got = {n: fits[n][0][0] for n in want if n in fits and fits[n][0]}
+    L = ["## Against the reference", "", f"Reference: {ref.get('source', '(unnamed)')}. A slope is "
+         f"faithful within ±{tol:.0%} of the reference's; the order is the builds sorted by slope.", "",
+         "| build | slope here (MiB/thread) | reference | ratio | within ±" + f"{tol:.0%} |", "|---|---:|---:|---:|---|"]
+    for n, w in want.items():
+        if n in got:
+            r = got[n] / w
+            L.append(f"| {n} | {got[n]:.4f} | {w:.3f} | {r:.2f}× | {'yes' if abs(r - 1) <= tol else 'NO'} |")
+        else:
+            L.append(f"| {n} | — | {w:.3f} | — | — |")
+    order_ref = sorted(want, key=lambda n: -want[n])
+    if len(got) == len(want):
+        order_here = sorted(got, key=lambda n: -got[n])
+        same = order_here == order_ref
+        L += ["", f"Order here: {' > '.join(order_here)}; reference: {' > '.join(order_ref)}: "
+              f"{'the same' if same else 'NOT the same'}. "
+              f"{sum(abs(got[n] / want[n] - 1) <= tol for n in want)} of {len(want)} slopes within ±{tol:.0%}."]
+    return "\n".join(L)
+
+
 def plot_minheap(cfg, out, results, fits):
     import matplotlib
     matplotlib.use("Agg")
@@ -239,4 +271,7 @@ def summary_minheap(cfg, results, fits, rss=None):
                 else f"{'—':>{w}}" for b in builds))
     L.append("")
     L.append(goals_minheap(cfg, results, fits, rss))
+    fid = fidelity_minheap(cfg, fits)
+    if fid:
+        L += ["", fid]
     return "\n".join(L)

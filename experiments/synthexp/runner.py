@@ -35,7 +35,7 @@ class Store:
     def key(r):
         return (r["build"], r["binary_sha"], r["workload"], r["size"], str(r["iterations"]),
                 str(r["seed"]), str(r["threads"]), r["heap_mib"], str(r["heap_factor"]),
-                r["purpose"], str(r["attempt"]), r["env"])
+                r["purpose"], str(r["attempt"]), r["env"], r.get("vm_args", ""))
 
     def _add(self, r):
         self.rows.append(r)
@@ -110,6 +110,7 @@ class Runner:
             "iterations": str(self.cfg["iterations"]), "seed": str(self.cfg["seed"]),
             "threads": str(threads), "heap_mib": fmt_heap(heap), "heap_factor": str(factor),
             "purpose": purpose, "attempt": str(attempt), "binary_sha": self.sha_of(build),
+            "vm_args": " ".join(self.cfg.get("vm_args", [])),
         }
 
     def run(self, build, threads, heap, purpose="search", attempt=0, factor="", timeout=None):
@@ -134,7 +135,7 @@ class Runner:
         env = self.env_of(build)
         argv = [str(snapshot_of(build)), "--plan", build["plan"], "-t", str(threads),
                 "--size", self.cfg["size"], "-n", str(self.cfg["iterations"]),
-                "--seed", str(self.cfg["seed"]), "--heap", heap_arg(heap), self.cfg["workload"]]
+                "--seed", str(self.cfg["seed"]), "--heap", heap_arg(heap), *self.cfg.get("vm_args", []), self.cfg["workload"]]
         shown = [rel(argv[0])] + argv[1:]
         command = " ".join(f"{k}={shlex.quote(v)}" for k, v in sorted(env.items()))
         command = (command + " " if command else "") + shlex.join(shown)

@@ -90,5 +90,24 @@ with tempfile.TemporaryDirectory() as d:
     conf = [x for x in csv.DictReader(open(tmp / "out" / "probes.csv")) if x["purpose"] == "confirm"]
     check("--confirm 2 re-runs each minimum twice", len(conf) == 6 and
           [rows[("a", t)]["minheap_mib"] for t in (1, 12, 24)] == ["9", "14", "20"], f"{len(conf)}")
+    shutil.rmtree(tmp / "out")
+    # vm_args reach synthvm's command line and the probe key; a reference block adds the
+    # comparison of slopes (fake: 0.5 MiB/thread at 0.5 MiB resolution)
+    ref = CFG.format(res=0.5, confirm=0).replace("builds:\n", "") + (
+        "vm_args: [--compressed-layout]\n"
+        "reference: {source: test, tolerance: 0.25, slopes: {a: 0.45, b: 1.0}}\n"
+        "builds:\n"
+        "  - {name: a, variant: fake, plan: MarkSweep}\n"
+        "  - {name: b, variant: fake, plan: MarkSweep, env: {FAKE_SLOPE: 0.8}}\n")
+    ref = ref.replace("  - {name: a, variant: fake, plan: MarkSweep}\nvm_args", "vm_args")
+    p, rows = run(tmp, ref)
+    probes = list(csv.DictReader(open(tmp / "out" / "probes.csv")))
+    check("vm_args on every probe's command line and in its row",
+          probes and all("--compressed-layout lusearch" in x["command"] and x["vm_args"] == "--compressed-layout"
+                         for x in probes), p.stderr[-300:])
+    readme = (tmp / "out" / "README.md").read_text()
+    check("reference: slopes against it (0.5 vs 0.45, 0.8 vs 1.0: both within 25%), the same order",
+          "| a | 0.5" in readme and "1.11× | yes" in readme and "0.80× | yes" in readme
+          and "Order here: b > a; reference: b > a: the same" in readme, readme[-900:])
 print(f"{passed} passed, {failed} failed")
 sys.exit(1 if failed else 0)

@@ -5,16 +5,25 @@
 //! `sizes`, its lifetime (measured in the thread's own allocations) from `lifetimes`.  An
 //! object with lifetime 0 dies at once; an object of lifetime class L (weight share f) is put
 //! in a ring of about L*f slots, so it is overwritten, on average, L allocations later.
+//! With `large_from = B`, objects of B bytes and more take their lifetime from
+//! `large_lifetimes` instead (a JVM program's buffers and arrays live differently from its
+//! small objects); each ring is then sized by its group's share of the allocations.
 //! `refs_percent` of the objects get 1-4 reference fields pointing at other live objects.
 //! `shared_kib` of long-lived data drawn from the same size distribution is built at boot
 //! and reachable from a global root.  With `thread_keep = K`, each thread first allocates K
-//! objects of every size in `sizes` (size by size, K in a row) and keeps them, reachable from a
+//! objects of every size in `thread_keep_sizes` (default `sizes`; size by size, K in a row) and keeps them, reachable from a
 //! per-thread global root, until the end of the run (replaced by its next iteration's): a
 //! thread's long-lived state, laid out like data allocated at a thread's start.
 //! `boot_garbage_kib` of objects drawn from `boot_garbage_sizes` (default: `sizes`) are
 //! allocated at boot, before the shared data, and dropped at once: what a program leaves dead
 //! after its start-up (a JVM's class loading, an index read in through large buffers), which
-//! the first GC frees.  Everything is checked against Rust-side expected hashes.
+//! the first GC frees; with `boot_keep_every = N` every N-th of them is kept instead, for the
+//! whole run: long-lived data scattered among start-up garbage (a JVM's index, read in among
+//! the garbage of parsing it), so that after the first GC its cells pin sparsely used pages.
+//! `thread_open_kib` does the same per thread at the start of each iteration (objects from
+//! `thread_open_sizes`, default `sizes`; every `thread_open_keep_every`-th kept until the
+//! thread's next iteration): a thread opening its reader and searcher, a few long-lived objects
+//! among the garbage of building them.  Everything is checked against Rust-side expected hashes.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -33,10 +42,23 @@ pub struct Spec {
     pub work: u64,
     pub shared_kib: u64,
     pub thread_keep: u64,
+    /// (weight, size) as `sizes`: the sizes `thread_keep` keeps (weights unused).
+    pub thread_keep_sizes: Vec<(u64, usize)>,
     pub threads: Option<usize>,
     pub boot_garbage_kib: u64,
     /// (weight, size) as `sizes`.
     pub boot_garbage_sizes: Vec<(u64, usize)>,
+    /// Objects of this many bytes and more draw their lifetime from `large_lifetimes` (0: off).
+    pub large_from: u64,
+    /// (weight, lifetime) as `lifetimes`.
+    pub large_lifetimes: Vec<(u64, u64)>,
+    /// Keep every N-th boot garbage object for the whole run (0: keep none).
+    pub boot_keep_every: u64,
+    pub thread_open_kib: u64,
+    /// (weight, size) as `sizes`.
+    pub thread_open_sizes: Vec<(u64, usize)>,
+    /// Keep every N-th object of a thread's opening allocation for its iteration (0: none).
+    pub thread_open_keep_every: u64,
 }
 
 fn parse_pairs(key: &str, v: &str) -> Result<Vec<(u64, u64)>, String> {
@@ -89,9 +111,16 @@ impl Spec {
             "work",
             "shared_kib",
             "thread_keep",
+            "thread_keep_sizes",
             "threads",
             "boot_garbage_kib",
             "boot_garbage_sizes",
+            "boot_keep_every",
+            "large_from",
+            "large_lifetimes",
+            "thread_open_kib",
+            "thread_open_sizes",
+            "thread_open_keep_every",
         ];
         if let Some(k) = kv.keys().find(|k| !known.contains(&k.as_str())) {
             return Err(format!("unknown key '{}' (known: {})", k, known.join(", ")));
@@ -122,13 +151,24 @@ impl Spec {
             None => sizes.clone(),
             Some(v) => size_list("boot_garbage_sizes", v)?,
         };
-        let lifetimes = parse_pairs(
-            "lifetimes",
-            kv.get("lifetimes").map(|s| s.as_str()).unwrap_or("0:1"),
-        )?
-        .into_iter()
-        .map(|(l, w)| (w, l))
-        .collect();
+        let thread_open_sizes = match kv.get("thread_open_sizes") {
+            None => sizes.clone(),
+            Some(v) => size_list("thread_open_sizes", v)?,
+        };
+        let lifetime_list = |key: &str| -> Result<Vec<(u64, u64)>, String> {
+            Ok(
+                parse_pairs(key, kv.get(key).map(|s| s.as_str()).unwrap_or("0:1"))?
+                    .into_iter()
+                    .map(|(l, w)| (w, l))
+                    .collect(),
+            )
+        };
+        let lifetimes = lifetime_list("lifetimes")?;
+        let large_lifetimes = lifetime_list("large_lifetimes")?;
+        let large_from = num("large_from", 0)?;
+        if kv.contains_key("large_lifetimes") && large_from == 0 {
+            return Err("large_lifetimes needs large_from (bytes)".into());
+        }
         let refs_percent = num("refs_percent", 20)?;
         if refs_percent > 100 {
             return Err("refs_percent must be 0..100".into());
@@ -137,8 +177,12 @@ impl Spec {
             None => None,
             Some(_) => Some(num("threads", 1)? as usize),
         };
+        let thread_keep_sizes = match kv.get("thread_keep_sizes") {
+            None => sizes.clone(),
+            Some(v) => size_list("thread_keep_sizes", v)?,
+        };
         let thread_keep = num("thread_keep", 0)?;
-        if thread_keep.saturating_mul(sizes.len() as u64) > 1 << 20 {
+        if thread_keep.saturating_mul(thread_keep_sizes.len() as u64) > 1 << 20 {
             return Err("thread_keep: too many kept objects per thread (limit 1M)".into());
         }
         Ok(Spec {
@@ -149,9 +193,16 @@ impl Spec {
             work: num("work", 1_000_000)?,
             shared_kib: num("shared_kib", 0)?,
             thread_keep,
+            thread_keep_sizes,
             threads,
             boot_garbage_kib: num("boot_garbage_kib", 0)?,
             boot_garbage_sizes,
+            large_from,
+            large_lifetimes,
+            boot_keep_every: num("boot_keep_every", 0)?,
+            thread_open_kib: num("thread_open_kib", 0)?,
+            thread_open_sizes,
+            thread_open_keep_every: num("thread_open_keep_every", 0)?,
         })
     }
 }
@@ -163,11 +214,19 @@ pub struct Custom {
     work: u64,
     shared: GlobalRoot,
     shared_sum: u64,
-    /// (lifetime, ring slots) per lifetime class; class index into `classes`.
+    /// (lifetime, ring slots) per lifetime class: `lifetimes`' classes, then `large_lifetimes`'.
     classes: Vec<(u64, usize)>,
     lifetime_pick: Weighted<usize>,
+    /// `large_from`: the pick among `large_lifetimes`' classes (indices into `classes`).
+    large_pick: Option<Weighted<usize>>,
     /// `thread_keep`: per thread, the root of its kept objects and their checksum.
     kept: Vec<(GlobalRoot, AtomicU64)>,
+    /// `thread_open_keep_every`: per thread, the root of the objects kept from its opening
+    /// allocation and their checksum.
+    opened: Vec<(GlobalRoot, AtomicU64)>,
+    /// `boot_keep_every`: the boot garbage's kept objects and their checksum.
+    boot_kept: GlobalRoot,
+    boot_kept_sum: u64,
 }
 
 const CHUNK: usize = 1024;
@@ -179,22 +238,47 @@ impl Custom {
             Size::Default => spec.work,
             Size::Large => spec.work * 10,
         };
-        let total_w: u64 = spec.lifetimes.iter().map(|x| x.0).sum();
-        let mut classes = Vec::new();
-        let mut pick = Vec::new();
         let (spec_keep, p_threads) = (spec.thread_keep, p.threads);
-        for (i, &(w, l)) in spec.lifetimes.iter().enumerate() {
-            let slots = if l == 0 {
-                0
-            } else {
-                ((l as u128 * w as u128 / total_w as u128) as usize).clamp(1, 1 << 20)
-            };
-            classes.push((l, slots));
-            pick.push((w, i));
-        }
+        let spec_open = spec.thread_open_kib > 0 && spec.thread_open_keep_every > 0;
+        // The share (weight, out of `all`) of the allocations that are large.
+        let all: u64 = spec.sizes.iter().map(|x| x.0).sum();
+        let large: u64 = if spec.large_from > 0 {
+            spec.sizes
+                .iter()
+                .filter(|x| x.1 as u64 >= spec.large_from)
+                .map(|x| x.0)
+                .sum()
+        } else {
+            0
+        };
+        let mut classes = Vec::new();
+        // A class of lifetime l and weight w in a group of `share`/`all` of the allocations
+        // gets about l * w/total * share/all ring slots: replaced, on average, l allocations later.
+        let mut group = |list: &[(u64, u64)], share: u64| -> Vec<(u64, usize)> {
+            let total_w: u64 = list.iter().map(|x| x.0).sum();
+            let mut pick = Vec::new();
+            for &(w, l) in list {
+                let slots = if l == 0 || share == 0 {
+                    0
+                } else {
+                    let v = l as u128 * w as u128 * share as u128 / (total_w as u128 * all as u128);
+                    (v as usize).clamp(1, 1 << 20)
+                };
+                pick.push((w, classes.len()));
+                classes.push((l, slots));
+            }
+            pick
+        };
+        let pick = group(&spec.lifetimes, all - large);
+        let large_pick = if spec.large_from > 0 {
+            Some(Weighted::new(&group(&spec.large_lifetimes, large)))
+        } else {
+            None
+        };
         Custom {
             sizes: Weighted::new(&spec.sizes),
             lifetime_pick: Weighted::new(&pick),
+            large_pick,
             p,
             spec,
             work,
@@ -208,23 +292,97 @@ impl Custom {
             } else {
                 Vec::new()
             },
+            opened: if spec_open {
+                (0..p_threads)
+                    .map(|_| (alloc_global_root(), AtomicU64::new(0)))
+                    .collect()
+            } else {
+                Vec::new()
+            },
+            boot_kept: alloc_global_root(),
+            boot_kept_sum: 0,
         }
     }
 
-    /// `boot_garbage_kib`: objects drawn from `boot_garbage_sizes`, each dropped at once.
-    fn boot_garbage(&self, mu: &Mu) {
+    /// Allocates `target` bytes of objects drawn from `sizes`, no reference fields, and keeps
+    /// every `keep_every`-th (0: none) in a chain of [`CHUNK`]-slot arrays `[next, obj...]`,
+    /// so that the kept ones sit scattered among garbage. Returns the shadow-stack slot holding
+    /// the chain's head (`None` if nothing was kept); the caller truncates it.
+    fn scattered(
+        &self,
+        mu: &Mu,
+        r: &mut Rng,
+        sizes: &Weighted<usize>,
+        target: usize,
+        keep_every: u64,
+    ) -> usize {
+        let head = mu.push_opt(None);
+        let mut bytes = 0usize;
+        let (mut n, mut i) = (0u64, CHUNK);
+        while bytes < target {
+            let size = sizes.sample(r);
+            let o = mu.alloc(
+                Kind::Plain,
+                0,
+                size.saturating_sub(object::HEADER_BYTES),
+                r.next_u64(),
+            );
+            bytes += object::size_of(o);
+            n += 1;
+            if keep_every == 0 || n % keep_every != 0 {
+                continue;
+            }
+            let o = mu.push(o);
+            if i == CHUNK {
+                let c = mu.alloc(Kind::RefArray, CHUNK + 1, 0, r.next_u64());
+                mu.write_ref(c, 0, mu.get_opt(head));
+                mu.set(head, Some(c));
+                i = 0;
+            }
+            mu.write_ref(mu.get(head), 1 + i, Some(mu.get(o)));
+            mu.truncate(o);
+            i += 1;
+        }
+        head
+    }
+
+    /// `boot_garbage_kib`: objects drawn from `boot_garbage_sizes`, dropped at once except
+    /// every `boot_keep_every`-th, kept for the whole run.
+    fn boot_garbage(&mut self, mu: &Mu) -> Result<(), String> {
         let target = self.spec.boot_garbage_kib as usize * 1024;
         if target == 0 {
-            return;
+            return Ok(());
         }
         let sizes = Weighted::new(&self.spec.boot_garbage_sizes);
         let mut r = Rng::derive(self.p.seed, 0xDEAD, 0);
-        let mut bytes = 0usize;
-        while bytes < target {
-            let size = sizes.sample(&mut r);
-            let o = mu.alloc(Kind::Plain, 0, size.saturating_sub(object::HEADER_BYTES), r.next_u64());
-            bytes += object::size_of(o);
+        let head = self.scattered(mu, &mut r, &sizes, target, self.spec.boot_keep_every);
+        if let Some(h) = mu.get_opt(head) {
+            self.boot_kept_sum = super::tree_sum(h)?.0;
+            self.boot_kept.set(Some(h));
         }
+        mu.truncate(head);
+        Ok(())
+    }
+
+    /// `thread_open_kib`: the thread's opening allocation; every `thread_open_keep_every`-th
+    /// object is published in the thread's root until its next iteration.
+    fn open(&self, mu: &Mu, tid: usize, iter: usize) -> Result<(), String> {
+        let sizes = Weighted::new(&self.spec.thread_open_sizes);
+        let mut r = Rng::derive(self.p.seed, 0x0BE7 + iter as u64, tid as u64);
+        let target = self.spec.thread_open_kib as usize * 1024;
+        let head = self.scattered(mu, &mut r, &sizes, target, self.spec.thread_open_keep_every);
+        if let Some((g, s)) = self.opened.get(tid) {
+            let h = mu.get_opt(head);
+            let sum = match h {
+                Some(h) => super::tree_sum(h)?.0,
+                None => 0,
+            };
+            // Relaxed: read by `verify` on the main thread after joining this one (the join orders it).
+            s.store(sum, Ordering::Relaxed);
+            g.set(h);
+        }
+        mu.truncate(head);
+        Ok(())
     }
 
     fn alloc_one(&self, mu: &Mu, r: &mut Rng) -> (mmtk::util::ObjectReference, u64) {
@@ -242,7 +400,7 @@ impl Custom {
 
 impl Workload for Custom {
     fn boot(&mut self, mu: &Mu) -> Result<(), String> {
-        self.boot_garbage(mu);
+        self.boot_garbage(mu)?;
         let target = self.spec.shared_kib as usize * 1024;
         if target == 0 {
             return Ok(());
@@ -276,6 +434,9 @@ impl Workload for Custom {
     }
 
     fn run_thread(&self, mu: &Mu, tid: usize, iter: usize) -> Result<(), String> {
+        if self.spec.thread_open_kib > 0 {
+            self.open(mu, tid, iter)?;
+        }
         if self.spec.thread_keep > 0 {
             self.keep(mu, tid, iter)?;
         }
@@ -302,7 +463,10 @@ impl Workload for Custom {
                     mu.write_ref(o, f, t);
                 }
             }
-            let c = self.lifetime_pick.sample(&mut r);
+            let c = match &self.large_pick {
+                Some(lp) if object::size_of(o) as u64 >= self.spec.large_from => lp.sample(&mut r),
+                _ => self.lifetime_pick.sample(&mut r),
+            };
             let slots = self.classes[c].1;
             if slots > 0 {
                 let s = offsets[c] + cursor[c];
@@ -337,6 +501,27 @@ impl Workload for Custom {
     }
 
     fn verify(&self, _mu: &Mu, iter: usize) -> Result<(), String> {
+        for (tid, (root, sum)) in self.opened.iter().enumerate() {
+            let s = match root.get() {
+                Some(a) => super::tree_sum(a)?.0,
+                None => 0,
+            };
+            // Relaxed: stored by thread `tid`, which the caller joined before `verify`.
+            if s != sum.load(Ordering::Relaxed) {
+                return Err(format!(
+                    "thread {}'s objects kept from its opening changed after iteration {}",
+                    tid, iter
+                ));
+            }
+        }
+        if let Some(h) = self.boot_kept.get() {
+            if super::tree_sum(h)?.0 != self.boot_kept_sum {
+                return Err(format!(
+                    "boot data kept among garbage changed after iteration {}",
+                    iter
+                ));
+            }
+        }
         for (tid, (root, sum)) in self.kept.iter().enumerate() {
             if let Some(a) = root.get() {
                 let (s, _) = super::tree_sum(a)?;
@@ -363,17 +548,17 @@ impl Workload for Custom {
 }
 
 impl Custom {
-    /// `thread_keep`: allocate K objects of every size (K in a row per size, in `sizes` order),
+    /// `thread_keep`: allocate K objects of every size (K in a row per size, in `thread_keep_sizes` order),
     /// no reference fields, and publish them in a per-thread global root (replacing the previous
     /// iteration's).
     fn keep(&self, mu: &Mu, tid: usize, iter: usize) -> Result<(), String> {
         let k = self.spec.thread_keep as usize;
-        let n = k * self.spec.sizes.len();
+        let n = k * self.spec.thread_keep_sizes.len();
         let mut r = Rng::derive(self.p.seed, 0x4EE9 + iter as u64, tid as u64);
         let arr = mu.alloc(Kind::RefArray, n, 0, r.next_u64());
         let root = mu.push(arr);
         let mut i = 0;
-        for &(_, size) in &self.spec.sizes {
+        for &(_, size) in &self.spec.thread_keep_sizes {
             for _ in 0..k {
                 let o = mu.alloc(Kind::Plain, 0, size - object::HEADER_BYTES, r.next_u64());
                 mu.write_ref(mu.get(root), i, Some(o));
@@ -423,9 +608,51 @@ mod tests {
             3
         );
         assert!(Spec::parse("sizes = 16:1\nthread_keep = 2000000").is_err());
-        let g = Spec::parse("sizes = 16:1\nboot_garbage_kib = 64\nboot_garbage_sizes = 16384:1").unwrap();
-        assert_eq!((g.boot_garbage_kib, g.boot_garbage_sizes.clone()), (64, vec![(1, 16384)]));
-        assert_eq!(Spec::parse("sizes = 24:1").unwrap().boot_garbage_sizes, vec![(1, 24)]);
+        let k =
+            Spec::parse("sizes = 16:1 24:1\nthread_keep = 2\nthread_keep_sizes = 32768:1").unwrap();
+        assert_eq!(
+            (k.thread_keep, k.thread_keep_sizes.clone()),
+            (2, vec![(1, 32768)])
+        );
+        assert!(
+            Spec::parse("sizes = 16:1\nthread_keep = 600000\nthread_keep_sizes = 16:1 24:1")
+                .is_err()
+        );
+        let g = Spec::parse("sizes = 16:1\nboot_garbage_kib = 64\nboot_garbage_sizes = 16384:1")
+            .unwrap();
+        assert_eq!(
+            (g.boot_garbage_kib, g.boot_garbage_sizes.clone()),
+            (64, vec![(1, 16384)])
+        );
+        assert_eq!(
+            Spec::parse("sizes = 24:1").unwrap().boot_garbage_sizes,
+            vec![(1, 24)]
+        );
         assert!(Spec::parse("sizes = 16:1\nboot_garbage_sizes = 8:1").is_err());
+        let o = Spec::parse(
+            "sizes = 16:1\nboot_keep_every = 9\nthread_open_kib = 64\nthread_open_sizes = 48:1\nthread_open_keep_every = 20",
+        )
+        .unwrap();
+        assert_eq!(
+            (
+                o.boot_keep_every,
+                o.thread_open_kib,
+                o.thread_open_sizes.clone(),
+                o.thread_open_keep_every
+            ),
+            (9, 64, vec![(1, 48)], 20)
+        );
+        assert_eq!(
+            Spec::parse("sizes = 24:1").unwrap().thread_open_sizes,
+            vec![(1, 24)]
+        );
+        assert!(Spec::parse("sizes = 16:1\nthread_open_sizes = 8:1").is_err());
+        let l = Spec::parse("sizes = 16:1 4096:1\nlarge_from = 1024\nlarge_lifetimes = 0:3 100:1")
+            .unwrap();
+        assert_eq!(
+            (l.large_from, l.large_lifetimes.clone()),
+            (1024, vec![(3, 0), (1, 100)])
+        );
+        assert!(Spec::parse("sizes = 16:1\nlarge_lifetimes = 0:1").is_err()); // no large_from
     }
 }
