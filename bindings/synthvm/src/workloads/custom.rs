@@ -147,14 +147,13 @@ impl Spec {
                 .collect()
         };
         let sizes = size_list("sizes", kv.get("sizes").ok_or("missing key 'sizes'")?)?;
-        let boot_garbage_sizes = match kv.get("boot_garbage_sizes") {
-            None => sizes.clone(),
-            Some(v) => size_list("boot_garbage_sizes", v)?,
+        // A key holding sizes as `sizes` does, `sizes` itself when absent.
+        let sizes_or_default = |key: &str| match kv.get(key) {
+            None => Ok(sizes.clone()),
+            Some(v) => size_list(key, v),
         };
-        let thread_open_sizes = match kv.get("thread_open_sizes") {
-            None => sizes.clone(),
-            Some(v) => size_list("thread_open_sizes", v)?,
-        };
+        let boot_garbage_sizes = sizes_or_default("boot_garbage_sizes")?;
+        let thread_open_sizes = sizes_or_default("thread_open_sizes")?;
         let lifetime_list = |key: &str| -> Result<Vec<(u64, u64)>, String> {
             Ok(
                 parse_pairs(key, kv.get(key).map(|s| s.as_str()).unwrap_or("0:1"))?
@@ -177,10 +176,7 @@ impl Spec {
             None => None,
             Some(_) => Some(num("threads", 1)? as usize),
         };
-        let thread_keep_sizes = match kv.get("thread_keep_sizes") {
-            None => sizes.clone(),
-            Some(v) => size_list("thread_keep_sizes", v)?,
-        };
+        let thread_keep_sizes = sizes_or_default("thread_keep_sizes")?;
         let thread_keep = num("thread_keep", 0)?;
         if thread_keep.saturating_mul(thread_keep_sizes.len() as u64) > 1 << 20 {
             return Err("thread_keep: too many kept objects per thread (limit 1M)".into());
