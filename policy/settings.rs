@@ -24,7 +24,7 @@
 //! | `SHARDSWEEP_ABANDON_ALL`       | `1`, `0`                   | `1` with eager sweeping, `0` with lazy |
 //! | `SHARDSWEEP_CHECK_ACCOUNTING`  | `0`, `1`                   | `1` in debug builds, else `0` |
 //! | `SHARDSWEEP_CHECK_RECLAIM`     | `0`, `1`                   | `0`        |
-//! | `SHARDSWEEP_ZERO`              | `space`, `binding`, `poison` | `space`  |
+//! | `SHARDSWEEP_ZERO`              | `space`, `binding`, `poison` | `binding` under mmtk-openjdk, else `space` |
 //!
 //! The block size is a build-time setting of the core (`SHARDSWEEP_BLOCK_KIB`).
 
@@ -97,6 +97,19 @@ pub enum Zeroing {
 }
 
 impl Zeroing {
+    /// The default for a binding, by the path of its `VMBinding` type (`std::any::type_name`):
+    /// `binding` under mmtk-openjdk, whose HotSpot initialises every object it allocates
+    /// (`MemAllocator::mem_clear`, and the callers of its non-zeroing array allocation fill every
+    /// element; checked on the JVM with `poison`: `bindings/openjdk/RESULTS.md`, "Who zeroes new
+    /// objects"), `space` under any other binding, which may rely on zeroed memory.
+    pub fn default_for(vm_type_name: &str) -> Zeroing {
+        if vm_type_name.starts_with("mmtk_openjdk::") {
+            Zeroing::Binding
+        } else {
+            Zeroing::Space
+        }
+    }
+
     /// Parses `space`, `binding` or `poison`.
     pub fn parse(s: &str) -> Result<Zeroing, String> {
         match s.trim().to_ascii_lowercase().as_str() {
@@ -189,8 +202,9 @@ fn read<T>(
 
 impl SpaceSettings {
     /// Reads and validates the settings from the environment: `Err` lists every invalid
-    /// setting (`VAR=value: why`, naming the valid values).
-    pub fn try_from_env() -> Result<SpaceSettings, Vec<String>> {
+    /// setting (`VAR=value: why`, naming the valid values). `vm_type_name` (the binding's
+    /// `VMBinding` type, `std::any::type_name`) picks the defaults that depend on the binding.
+    pub fn try_from_env(vm_type_name: &str) -> Result<SpaceSettings, Vec<String>> {
         let mut e = Vec::new();
         let sweep = read(
             &mut e,
@@ -229,7 +243,7 @@ impl SpaceSettings {
                 parse_bool,
             ),
             check_reclaim: read(&mut e, "SHARDSWEEP_CHECK_RECLAIM", false, parse_bool),
-            zero: read(&mut e, "SHARDSWEEP_ZERO", Zeroing::Space, Zeroing::parse),
+            zero: read(&mut e, "SHARDSWEEP_ZERO", Zeroing::default_for(vm_type_name), Zeroing::parse),
         };
         // As mmtk's own `vo_bit = ["eager_sweeping"]`: a lazy sweep would leave dead objects'
         // VO bits set until their owner sweeps them.
@@ -245,8 +259,8 @@ impl SpaceSettings {
 
     /// Reads the settings from the environment; on an invalid value prints one line on stderr
     /// (`shardsweep: VAR=value: why; ...`) and exits with [`EXIT_USAGE`], no panic, no backtrace.
-    pub fn from_env() -> SpaceSettings {
-        SpaceSettings::try_from_env().unwrap_or_else(|errors| {
+    pub fn from_env(vm_type_name: &str) -> SpaceSettings {
+        SpaceSettings::try_from_env(vm_type_name).unwrap_or_else(|errors| {
             use std::io::Write;
             let _ = std::io::stdout().flush();
             eprintln!("shardsweep: {}", errors.join("; "));
