@@ -366,6 +366,16 @@ def gc_probe_offsets(lib):
     return bind, int(m.group(1), 16)
 
 
+
+def gdb_outcome(out):
+    """(outcome, GCs) of one JVM run under gdb (`--phase gccount`), from gdb's and the JVM's merged
+    output: the outcome as every phase classifies it (pass / oom / error; MMTk reports out of
+    memory on stderr), the GCs from `info breakpoints` ("" when gdb printed no count)."""
+    outcome, _ = classify(out, 0, False)
+    hits = re.search(rb"^2\s+breakpoint.*\n(?:.*\n)*?\s+breakpoint already hit (\d+) time", out, re.M)
+    gcs = hits.group(1).decode() if hits else ("0" if re.search(rb"^2\s+breakpoint", out, re.M) else "")
+    return outcome, gcs
+
 def phase_gccount(a, images, configs, sub="time"):
     """One extra run per (basis, threads, configuration) of the time (or factors) phase, under
     gdb with a breakpoint at mmtk-core's `probe!(mmtk, gc_start)` (once per GC): mmtk 0.33.0
@@ -408,13 +418,11 @@ def phase_gccount(a, images, configs, sub="time"):
                 bind, probe = gc_probe_offsets(lib)
                 script.write_text(GDB_SCRIPT.format(bind=bind, probe=probe))
                 try:
-                    out = subprocess.run(cmd, capture_output=True, env=clean_env(extra), timeout=a.timeout * 3,
-                                         cwd=a.out / sub).stdout
+                    out = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=clean_env(extra),
+                                         timeout=a.timeout * 3, cwd=a.out / sub).stdout
                 except subprocess.TimeoutExpired:
                     out = b""
-                hits = re.search(rb"^2\s+breakpoint.*\n(?:.*\n)*?\s+breakpoint already hit (\d+) time", out, re.M)
-                outcome = "pass" if PASSED.search(out) else "oom" if b"OutOfMemoryError" in out else "error"
-                gcs = hits.group(1).decode() if hits else ("0" if re.search(rb"^2\s+breakpoint", out, re.M) else "")
+                outcome, gcs = gdb_outcome(out)
             w.writerow({"basis": basis, "label": label, "threads": t, "heap_mib": f"{heap:g}", "outcome": outcome,
                         "gcs": gcs, "command": show(extra, cmd)})
             f.flush()

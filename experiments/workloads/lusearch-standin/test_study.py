@@ -65,6 +65,26 @@ class Heaps(unittest.TestCase):
         self.assertEqual(study.minheap_threads(a, "ss64-page"), [1, 12, 24])
 
 
+class GdbOutcome(unittest.TestCase):
+    """`--phase gccount`: a run under gdb is classified as every phase classifies runs."""
+    BP = (b"Num     Type           Disp Enb Address            What\n"
+          b"2       breakpoint     keep y   0x00007f0000001234 <gc_start>\n"
+          b"\tbreakpoint already hit 706 times\n")
+
+    def test_pass_with_its_gc_count(self):
+        out = b"===== xalan-standin default PASSED in 9357 msec =====\n" + self.BP
+        self.assertEqual(study.gdb_outcome(out), ("pass", "706"))
+
+    def test_out_of_memory_reported_on_stderr_is_oom_not_error(self):
+        # The JVM's stderr is merged into what gdb_outcome reads; MMTk's own line is enough.
+        out = (b"[2026-11-26T00:40:00Z ERROR mmtk_openjdk] Out of memory with HeapOutOfMemory!\n"
+               b"===== xalan-standin default FAILED (out of memory) =====\n" + self.BP)
+        self.assertEqual(study.gdb_outcome(out)[0], "oom")
+
+    def test_a_crash_is_an_error_and_no_breakpoint_line_no_count(self):
+        self.assertEqual(study.gdb_outcome(b"# A fatal error has been detected\nSIGSEGV\n"), ("error", ""))
+
+
 def row(label, factor, wall, outcome="pass"):
     return {"label": label, "factor": f"{factor:g}", "wall_s": str(wall), "outcome": outcome}
 
