@@ -113,7 +113,9 @@ def judge_footprint_report(run, page_bytes=4096):
     """`SHARDSWEEP_REPORT_FOOTPRINT=1`: one line per GC, and on every line the parts add up to
     the reported pages exactly: (header + ... + idle) / page + kept_pages + meta_pages (with
     `count=in-use`, idle pages and kept blocks are not reported: they are left out); the
-    abandoned blocks' free cells are part of `free`; `charged_by_class` is `-` or size:pages."""
+    abandoned blocks' free cells are part of `free`; `charged_by_class` is `-` or size:pages;
+    `free_by_class`, `filling_by_class` and `unlisted_by_class` sum to `free`, `filling` and
+    `unlisted` exactly."""
     lines = [fields(l) for l in run.out.splitlines() if l.startswith("shardsweep-footprint gc=")]
     gcs = num(run.json, "gc_count")
     if run.rc != 0 or gcs is None or len(lines) != gcs:
@@ -135,6 +137,13 @@ def judge_footprint_report(run, page_bytes=4096):
             return False, f"footprint report gc={f.get('gc')}: free_abandoned {f.get('free_abandoned')} not within free"
         if not re.fullmatch(r"-|\d+:\d+(,\d+:\d+)*", f.get("charged_by_class", "")):
             return False, f"footprint report gc={f.get('gc')}: charged_by_class {f.get('charged_by_class')!r} malformed"
+        for part in ("free", "filling", "unlisted"):  # each by-class split sums to its part exactly
+            split = f.get(f"{part}_by_class", "")
+            if not re.fullmatch(r"-|\d+:\d+(,\d+:\d+)*", split):
+                return False, f"footprint report gc={f.get('gc')}: {part}_by_class {split!r} malformed"
+            total = sum(int(kv.split(":")[1]) for kv in split.split(",") if ":" in kv)
+            if total != num(f, part):
+                return False, f"footprint report gc={f.get('gc')}: {part}_by_class sums to {total}, {part}={f.get(part)}"
     if "shardsweep-footprint peak gc=" not in run.out:
         return False, "footprint report: no peak line at exit"
     return True, f"footprint report: {len(lines)} GCs, the parts add up to the reported pages exactly"

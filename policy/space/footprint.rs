@@ -6,12 +6,15 @@
 //! live=<B> rounding=<B> dead=<B> free=<B> filling=<B> unlisted=<B> tail=<B> idle=<B>
 //! abandoned_pages=<A> free_abandoned=<B> mutators=<m> mutator_pages_mean=<x>
 //! mutator_pages_max=<x> free_by_class=<cell bytes>:<free bytes>,...
+//! filling_by_class=<cell bytes>:<bytes>,... unlisted_by_class=<cell bytes>:<bytes>,...
 //! charged_by_class=<cell bytes>:<pages>,...`
 //!
 //! Bytes (`B`) are those of the blocks' resident pages, split as `shardsweep::Footprint` says:
 //! block headers, live objects, their size-class rounding, dead cells (what the sweep frees),
 //! free cells (fragmentation; `free_by_class` by cell size), the free cells of the blocks the
-//! mutators are filling, cells on charged pages neither listed nor allocated, block tails, and
+//! mutators are filling and the cells on charged pages neither listed nor allocated (both by cell
+//! size too, `filling_by_class` and `unlisted_by_class`: what a mutator holds in reserve per size
+//! class, the difference between 64 KiB and 4 KiB blocks on the JVM), block tails, and
 //! idle pages. `free_abandoned` is the part of `free` in abandoned blocks (no mutator holds
 //! them: any may adopt them), the rest of `free` is in blocks mutators hold. `charged_by_class`:
 //! the pages the mutators' slow paths charged since the previous report, by the cell size they
@@ -87,9 +90,13 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
         let mut oracle = |c: *mut u8| sweep::live_object_bytes::<VM>(c);
         let mut total = Footprint::default();
         let mut free_by_class = [0usize; BIN_COUNT];
+        let mut filling_by_class = [0usize; BIN_COUNT];
+        let mut unlisted_by_class = [0usize; BIN_COUNT];
         let mut note = |b: &Block, f: &Footprint, total: &mut Footprint| {
             total.add(f);
             free_by_class[b.bin()] += f.free;
+            filling_by_class[b.bin()] += f.filling;
+            unlisted_by_class[b.bin()] += f.unlisted;
         };
         let heaps: Vec<usize> = self.heaps.lock().unwrap().clone();
         let (mut mutator_pages_sum, mut mutator_pages_max) = (0usize, 0usize);
@@ -131,10 +138,13 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
             .sum();
         let reported = self.reserved_pages();
         let meta_pages = reported - self.charged_pages();
-        let classes: Vec<String> = (1..BIN_COUNT)
-            .filter(|&bin| free_by_class[bin] > 0)
-            .map(|bin| format!("{}:{}", shardsweep::bin_bytes(bin), free_by_class[bin]))
-            .collect();
+        let by_class = |bytes: &[usize; BIN_COUNT]| {
+            let parts: Vec<String> = (1..BIN_COUNT)
+                .filter(|&bin| bytes[bin] > 0)
+                .map(|bin| format!("{}:{}", shardsweep::bin_bytes(bin), bytes[bin]))
+                .collect();
+            if parts.is_empty() { "-".to_string() } else { parts.join(",") }
+        };
         let charged: Vec<String> = (1..BIN_COUNT)
             // Relaxed: mutators are stopped (see `note_charged`).
             .map(|bin| (bin, CHARGED_BY_CLASS[bin].swap(0, Ordering::Relaxed)))
@@ -145,12 +155,14 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
         let line = format!(
             "gc={gc} count={} reported_pages={reported} meta_pages={meta_pages} kept_pages={kept_pages} {} abandoned_pages={abandoned_pages} \
              free_abandoned={free_abandoned} mutators={} mutator_pages_mean={:.1} mutator_pages_max={mutator_pages_max} \
-             free_by_class={} charged_by_class={}",
+             free_by_class={} filling_by_class={} unlisted_by_class={} charged_by_class={}",
             if self.counts_idle() { "resident" } else { "in-use" },
             fields(&total),
             heaps.len(),
             mutator_pages_sum as f64 / n as f64,
-            if classes.is_empty() { "-".to_string() } else { classes.join(",") },
+            by_class(&free_by_class),
+            by_class(&filling_by_class),
+            by_class(&unlisted_by_class),
             if charged.is_empty() { "-".to_string() } else { charged.join(",") },
         );
         let counted = if self.counts_idle() {
