@@ -6,7 +6,7 @@ handle SIGUSR2 nostop noprint pass
 handle SIGQUIT nostop noprint pass
 catch load libmmtk_openjdk
 run
-break *((char*)&bind_mutator - 0x2ec890 + 0x2ebb90)
+break *((char*)&bind_mutator - 0x2ab930 + 0x2aa910)
 commands
 silent
 continue

@@ -6,7 +6,7 @@ handle SIGUSR2 nostop noprint pass
 handle SIGQUIT nostop noprint pass
 catch load libmmtk_openjdk
 run
-break *((char*)&bind_mutator - 0x2ec710 + 0x2eba10)
+break *((char*)&bind_mutator - 0x2a97b0 + 0x2a8790)
 commands
 silent
 continue

@@ -6,7 +6,7 @@ handle SIGUSR2 nostop noprint pass
 handle SIGQUIT nostop noprint pass
 catch load libmmtk_openjdk
 run
-break *((char*)&bind_mutator - 0x2c5470 + 0x2c4750)
+break *((char*)&bind_mutator - 0x2cbc70 + 0x2cac50)
 commands
 silent
 continue

@@ -6,7 +6,7 @@ handle SIGUSR2 nostop noprint pass
 handle SIGQUIT nostop noprint pass
 catch load libmmtk_openjdk
 run
-break *((char*)&bind_mutator - 0x2ecef0 + 0x2ec1f0)
+break *((char*)&bind_mutator - 0x2abf20 + 0x2aaf00)
 commands
 silent
 continue

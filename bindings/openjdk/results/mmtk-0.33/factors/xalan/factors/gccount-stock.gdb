@@ -6,7 +6,7 @@ handle SIGUSR2 nostop noprint pass
 handle SIGQUIT nostop noprint pass
 catch load libmmtk_openjdk
 run
-break *((char*)&bind_mutator - 0x26d0c0 + 0x2518d0)
+break *((char*)&bind_mutator - 0x293530 + 0x2e0120)
 commands
 silent
 continue
