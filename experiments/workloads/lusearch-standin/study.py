@@ -366,7 +366,6 @@ def gc_probe_offsets(lib):
     return bind, int(m.group(1), 16)
 
 
-
 def gdb_outcome(out):
     """(outcome, GCs) of one JVM run under gdb (`--phase gccount`), from gdb's and the JVM's merged
     output: the outcome as every phase classifies it (pass / oom / error; MMTk reports out of
@@ -375,6 +374,7 @@ def gdb_outcome(out):
     hits = re.search(rb"^2\s+breakpoint.*\n(?:.*\n)*?\s+breakpoint already hit (\d+) time", out, re.M)
     gcs = hits.group(1).decode() if hits else ("0" if re.search(rb"^2\s+breakpoint", out, re.M) else "")
     return outcome, gcs
+
 
 def phase_gccount(a, images, configs, sub="time"):
     """One extra run per (basis, threads, configuration) of the time (or factors) phase, under
