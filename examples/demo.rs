@@ -38,6 +38,7 @@ fn run(accounting: Accounting, threads: usize) -> (usize, usize) {
             zero_cells: true,
             abandon_idle_bins: true,
             abandon_all_partial: false,
+            reuse: ReuseOrder::Address,
         },
     )
     .leak();

@@ -25,10 +25,11 @@
 //! | `SHARDSWEEP_CHECK_ACCOUNTING`  | `0`, `1`                   | `1` in debug builds, else `0` |
 //! | `SHARDSWEEP_CHECK_RECLAIM`     | `0`, `1`                   | `0`        |
 //! | `SHARDSWEEP_ZERO`              | `space`, `binding`, `poison` | `binding` under mmtk-openjdk, else `space` |
+//! | `SHARDSWEEP_REUSE`             | `address`, `densest`       | `address`  |
 //!
 //! The block size is a build-time setting of the core (`SHARDSWEEP_BLOCK_KIB`).
 
-use shardsweep::{Accounting, Advice};
+use shardsweep::{Accounting, Advice, ReuseOrder};
 
 /// Who sweeps a mutator's blocks after a GC.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -178,6 +179,11 @@ pub struct SpaceSettings {
     pub check_reclaim: bool,
     /// Who zeroes new objects' memory (`SHARDSWEEP_ZERO`).
     pub zero: Zeroing,
+    /// The order in which a sweep lists a block's free cells (`SHARDSWEEP_REUSE`): address
+    /// order, or the pages with the largest share of live cells first, so that a mutator
+    /// needing fewer cells than a block offers leaves its sparse pages to drain (a control of
+    /// issue 20's; `bindings/openjdk/RESULTS.md`).
+    pub reuse: ReuseOrder,
 }
 
 /// Exit status for an invalid setting: a usage error (synthvm's `--help`: 2).
@@ -244,6 +250,7 @@ impl SpaceSettings {
             ),
             check_reclaim: read(&mut e, "SHARDSWEEP_CHECK_RECLAIM", false, parse_bool),
             zero: read(&mut e, "SHARDSWEEP_ZERO", Zeroing::default_for(vm_type_name), Zeroing::parse),
+            reuse: read(&mut e, "SHARDSWEEP_REUSE", ReuseOrder::Address, ReuseOrder::parse),
         };
         // As mmtk's own `vo_bit = ["eager_sweeping"]`: a lazy sweep would leave dead objects'
         // VO bits set until their owner sweeps them.
@@ -270,7 +277,7 @@ impl SpaceSettings {
 }
 
 /// The space's run-time variables (`SpaceSettings::from_env`, `report.rs`, `global.rs`).
-pub const VARIABLES: [&str; 15] = [
+pub const VARIABLES: [&str; 16] = [
     "SHARDSWEEP_ACCOUNTING",
     "SHARDSWEEP_COUNT",
     "SHARDSWEEP_SWEEP",
@@ -285,6 +292,7 @@ pub const VARIABLES: [&str; 15] = [
     "SHARDSWEEP_REPORT_MUTATORS",
     "SHARDSWEEP_REPORT_FOOTPRINT",
     "SHARDSWEEP_ZERO",
+    "SHARDSWEEP_REUSE",
     "SHARDSWEEP_PRINT_SETTINGS",
 ];
 

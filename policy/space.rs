@@ -40,12 +40,12 @@ use std::sync::{Arc, Mutex, OnceLock};
 /// The effective settings as `SHARDSWEEP_X=value` pairs (what `SHARDSWEEP_PRINT_SETTINGS=1`
 /// prints; `scripts/check-doc-defaults.py` compares the defaults with the documents).
 fn describe_settings(s: &SpaceSettings) -> String {
-    use shardsweep::{Accounting, Advice};
+    use shardsweep::{Accounting, Advice, ReuseOrder};
     let b = |v: bool| if v { "1" } else { "0" };
     format!(
         "SHARDSWEEP_BLOCK_KIB={} SHARDSWEEP_MAX_OBJECT_BYTES={} SHARDSWEEP_ACCOUNTING={} SHARDSWEEP_COUNT={} SHARDSWEEP_SWEEP={} SHARDSWEEP_ADVICE={} SHARDSWEEP_PURGE={} \
          SHARDSWEEP_DECAY={} SHARDSWEEP_ABANDON_IDLE={} SHARDSWEEP_ABANDON_ALL={} SHARDSWEEP_CHECK_ACCOUNTING={} \
-         SHARDSWEEP_CHECK_RECLAIM={} SHARDSWEEP_ZERO={}",
+         SHARDSWEEP_CHECK_RECLAIM={} SHARDSWEEP_ZERO={} SHARDSWEEP_REUSE={}",
         shardsweep::BLOCK_BYTES / 1024,
         super::MAX_OBJECT_SIZE,
         match s.accounting { Accounting::Page => "page", Accounting::Block => "block" },
@@ -59,6 +59,7 @@ fn describe_settings(s: &SpaceSettings) -> String {
         b(s.check_accounting),
         b(s.check_reclaim),
         match s.zero { Zeroing::Space => "space", Zeroing::Binding => "binding", Zeroing::Poison => "poison" },
+        match s.reuse { ReuseOrder::Address => "address", ReuseOrder::Densest => "densest" },
     )
 }
 
@@ -191,6 +192,7 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
                 zero_cells: self.settings.zero == Zeroing::Space,
                 abandon_idle_bins: self.settings.abandon_idle,
                 abandon_all_partial: self.settings.abandon_all,
+                reuse: self.settings.reuse,
             };
             Shared::new(self, self, os, settings).leak()
         })

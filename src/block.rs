@@ -48,6 +48,8 @@ mod pages;
 mod retire;
 mod sweep;
 
+pub use sweep::ReuseOrder;
+
 /// Where a block is, for the owner's bookkeeping and the debug checks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u8)]

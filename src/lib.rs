@@ -63,7 +63,7 @@ pub mod size_class;
 
 #[cfg(not(loom))]
 pub use {
-    block::{Block, BlockState, SweepResult},
+    block::{Block, BlockState, ReuseOrder, SweepResult},
     budget::{Accounting, CountingBudget, PageBudget},
     config::*,
     footprint::Footprint,

@@ -1,7 +1,7 @@
 //! What all heaps of one allocator instance share: the block source, the page budget, the OS
 //! interface, the settings, and the per-bin stacks of abandoned blocks.
 
-use crate::block::{Block, BlockState, SweepResult};
+use crate::block::{Block, BlockState, ReuseOrder, SweepResult};
 use crate::block_stack::BlockStack;
 use crate::budget::{Accounting, PageBudget};
 use crate::no_cell::{Charging, NoCell};
@@ -26,6 +26,8 @@ pub struct Settings {
     /// stock MarkSweep gives every block list back at each GC): the most sharing, the least
     /// stranding, at the price of re-adopting blocks after every GC.
     pub abandon_all_partial: bool,
+    /// The order in which a sweep lists a block's free cells ([`ReuseOrder`]).
+    pub reuse: ReuseOrder,
 }
 
 impl Default for Settings {
@@ -35,6 +37,7 @@ impl Default for Settings {
             zero_cells: false,
             abandon_idle_bins: true,
             abandon_all_partial: false,
+            reuse: ReuseOrder::Address,
         }
     }
 }
@@ -151,7 +154,14 @@ impl Shared {
         // SAFETY: per the contract.
         unsafe {
             (*b).collect_all();
-            (*b).sweep(is_live, s.zero_cells, s.accounting, self.budget, self.os)
+            (*b).sweep(
+                is_live,
+                s.zero_cells,
+                s.reuse,
+                s.accounting,
+                self.budget,
+                self.os,
+            )
         }
     }
 

@@ -20,6 +20,7 @@ fn shared() -> &'static Shared {
         zero_cells: false,
         abandon_idle_bins: false,
         abandon_all_partial: false,
+        reuse: ReuseOrder::Address,
     };
     Shared::new(arena, budget, os, settings).leak()
 }

@@ -205,6 +205,7 @@ fn idle_bins_are_swept_and_abandoned_at_a_lazy_gc() {
     let settings = Settings {
         abandon_idle_bins: true,
         abandon_all_partial: false,
+        reuse: ReuseOrder::Address,
         ..gc_settings()
     };
     let fx = fixture(settings, 1000, usize::MAX);

@@ -95,13 +95,14 @@ fn check_structure(heap: &Heap, fx: &Fixture, model: &Model, after_sweep: bool) 
     }
 }
 
-fn run(ops: Vec<Op>, accounting: Accounting) {
+fn run(ops: Vec<Op>, accounting: Accounting, reuse: ReuseOrder) {
     let fx = fixture(
         Settings {
             accounting,
             zero_cells: true,
             abandon_idle_bins: false,
             abandon_all_partial: false,
+            reuse,
         },
         4096,
         usize::MAX,
@@ -214,11 +215,16 @@ proptest! {
 
     #[test]
     fn page_accounting_model(ops in prop::collection::vec(op(), if cfg!(miri) { 20..60 } else { 1..400 })) {
-        run(ops, Accounting::Page);
+        run(ops, Accounting::Page, ReuseOrder::Address);
+    }
+
+    #[test]
+    fn page_accounting_densest_first_model(ops in prop::collection::vec(op(), if cfg!(miri) { 20..60 } else { 1..400 })) {
+        run(ops, Accounting::Page, ReuseOrder::Densest);
     }
 
     #[test]
     fn block_accounting_model(ops in prop::collection::vec(op(), if cfg!(miri) { 20..40 } else { 1..200 })) {
-        run(ops, Accounting::Block);
+        run(ops, Accounting::Block, ReuseOrder::Address);
     }
 }

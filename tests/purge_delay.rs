@@ -28,6 +28,7 @@ fn fixture() -> (
         zero_cells: true,
         abandon_idle_bins: false,
         abandon_all_partial: false,
+        reuse: ReuseOrder::Address,
     };
     (
         Shared::new(arena, budget, os, settings).leak(),

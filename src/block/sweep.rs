@@ -1,6 +1,7 @@
 //! Sweeping a block: ask the liveness oracle about every cell of the extended pages once, rebuild
-//! the free list from the dead cells, and give back every page no live cell overlaps (page
-//! accounting), or account only (the lazy sweep's first half).
+//! the free list from the dead cells (in address order, or the pages with the most live cells
+//! first: [`ReuseOrder`]), and give back every page no live cell overlaps (page accounting), or
+//! account only (the lazy sweep's first half).
 
 use super::{cells_starting_in, Block, BlockState, LiveMap, SweepResult, LIVE_WORDS};
 use crate::budget::{Accounting, PageBudget};
@@ -9,6 +10,59 @@ use crate::config::{HEADER_BYTES, LOG_PAGE_BYTES, PAGES_PER_BLOCK};
 use crate::os::OsMemory;
 use crate::page_mask::PageMask;
 use std::ptr;
+
+/// The order in which a sweep lists a block's free cells, i.e. the order a mutator reuses them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ReuseOrder {
+    /// Address order (mimalloc's and stock MarkSweep's).
+    #[default]
+    Address,
+    /// Page by page, the pages with the largest share of live cells first (address order within
+    /// a page and among pages of equal share): a mutator that needs fewer cells than the block
+    /// offers fills the holes of dense pages and leaves sparse pages alone, so that their last
+    /// live cells may die and the next sweep gives those pages back.
+    Densest,
+}
+
+impl ReuseOrder {
+    /// Parses `address` or `densest`.
+    pub fn parse(s: &str) -> Result<ReuseOrder, String> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "address" => Ok(ReuseOrder::Address),
+            "densest" => Ok(ReuseOrder::Densest),
+            other => Err(format!(
+                "invalid reuse order {other:?}: valid values are address, densest"
+            )),
+        }
+    }
+}
+
+/// Orders `pages` (extended pages, ascending) for listing: unchanged for address order, by
+/// descending share of live cells (`live[p]` of `cells[p]`) for [`ReuseOrder::Densest`], ties in
+/// address order. Work: an insertion sort of at most `PAGES_PER_BLOCK` entries.
+fn order_pages(
+    pages: &mut [usize],
+    live: &[u32; PAGES_PER_BLOCK],
+    cells: &[u32; PAGES_PER_BLOCK],
+    order: ReuseOrder,
+) {
+    if order == ReuseOrder::Address {
+        return;
+    }
+    // `a` before `b` iff live[a]/cells[a] > live[b]/cells[b] (cross-multiplied: no division).
+    let denser = |a: usize, b: usize| {
+        u64::from(live[a]) * u64::from(cells[b]) > u64::from(live[b]) * u64::from(cells[a])
+    };
+    for i in 1..pages.len() {
+        let p = pages[i];
+        let mut j = i;
+        while j > 0 && denser(p, pages[j - 1]) {
+            pages[j] = pages[j - 1];
+            j -= 1;
+        }
+        pages[j] = p;
+    }
+}
 
 impl Block {
     /// Asks `is_live` about every cell of the extended pages (once each, in address order):
@@ -97,12 +151,14 @@ impl Block {
     /// longer charged, and classifies the block. Cells on `free`/`local_free` must be reported
     /// dead by `is_live`; remote frees must have been collected (`collect`) or be absent.
     /// `zero`: dead cells put back on the free list are zeroed (garbage-collected mode).
+    /// `order`: the order of the rebuilt free list ([`ReuseOrder`]).
     /// An `Unswept` block (see [`Block::account`]) becomes `Queued`; the caller files it.
     /// Work: O(cells in the block).
     pub fn sweep(
         &mut self,
         is_live: &mut dyn FnMut(*mut u8) -> bool,
         zero: bool,
+        order: ReuseOrder,
         accounting: Accounting,
         budget: &dyn PageBudget,
         os: &dyn OsMemory,
@@ -122,17 +178,29 @@ impl Block {
         let charged = self.charged_after_sweep(&live, accounting);
         let mut keep = PageMask::EMPTY;
         let mut excluded = PageMask::EMPTY;
-        // Rebuild the free list from the listable dead cells, in address order.
+        // Rebuild the free list from the listable dead cells, page by page in `order` (address
+        // order within a page): the pages are walked backwards, each page's cells pushed in front.
         let mut head: *mut Cell = ptr::null_mut();
         let mut capacity = 0u32;
         let mut pages = [0usize; PAGES_PER_BLOCK];
+        let mut live_in = [0u32; PAGES_PER_BLOCK];
+        let mut cells_in = [0u32; PAGES_PER_BLOCK];
         let mut np = 0;
         let mut rest = self.extended.0;
         while rest != 0 {
-            pages[np] = rest.trailing_zeros() as usize;
+            let p = rest.trailing_zeros() as usize;
+            pages[np] = p;
             np += 1;
             rest &= rest - 1;
+            if order != ReuseOrder::Address {
+                let (first, end) = cells_starting_in(p, cs, self.reserved());
+                cells_in[p] = (end - first) as u32;
+                live_in[p] = (first..end)
+                    .filter(|&i| live[i / 64] & (1 << (i % 64)) != 0)
+                    .count() as u32;
+            }
         }
+        order_pages(&mut pages[..np], &live_in, &cells_in, order);
         for &p in pages[..np].iter().rev() {
             let (first, end) = cells_starting_in(p, cs, self.reserved());
             let mut kept = 0u32;

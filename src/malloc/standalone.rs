@@ -17,7 +17,7 @@ use super::bounded::{self, BoundedSettings, MAX_BOUNDED_THREADS};
 use super::large_cache::LargeCache;
 use super::large_cache::CLASSES;
 use super::purge_delay::purge_delay_ms;
-use crate::block::Block;
+use crate::block::{Block, ReuseOrder};
 use crate::block_stack::BlockStack;
 use crate::budget::{Accounting, CountingBudget};
 use crate::config::PAGE_BYTES;
@@ -65,6 +65,7 @@ static SHARED: Shared = Shared::new(
         zero_cells: false,
         abandon_idle_bins: false,
         abandon_all_partial: false,
+        reuse: ReuseOrder::Address,
     },
 );
 

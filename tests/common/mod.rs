@@ -140,6 +140,7 @@ pub fn gc_settings() -> Settings {
         zero_cells: true,
         abandon_idle_bins: false,
         abandon_all_partial: false,
+        reuse: ReuseOrder::Address,
     }
 }
 
