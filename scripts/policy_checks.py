@@ -115,7 +115,7 @@ def judge_footprint_report(run, page_bytes=4096):
     `count=in-use`, idle pages and kept blocks are not reported: they are left out); the
     abandoned blocks' free cells are part of `free`; `charged_by_class` is `-` or size:pages;
     `free_by_class`, `filling_by_class` and `unlisted_by_class` sum to `free`, `filling` and
-    `unlisted` exactly."""
+    `unlisted` exactly; `holes_small`'s buckets are nested and within `free + filling + dead`."""
     lines = [fields(l) for l in run.out.splitlines() if l.startswith("shardsweep-footprint gc=")]
     gcs = num(run.json, "gc_count")
     if run.rc != 0 or gcs is None or len(lines) != gcs:
@@ -144,6 +144,12 @@ def judge_footprint_report(run, page_bytes=4096):
             total = sum(int(kv.split(":")[1]) for kv in split.split(",") if ":" in kv)
             if total != num(f, part):
                 return False, f"footprint report gc={f.get('gc')}: {part}_by_class sums to {total}, {part}={f.get(part)}"
+        holes = re.fullmatch(r"512:(\d+),1024:(\d+),2048:(\d+),4096:(\d+),all:(\d+)", f.get("holes_small", ""))
+        if not holes:
+            return False, f"footprint report gc={f.get('gc')}: holes_small {f.get('holes_small')!r} malformed"
+        h = [int(x) for x in holes.groups()]  # nested buckets, all within what the sweep frees
+        if not (h[4] >= h[0] >= h[1] >= h[2] >= h[3] >= 0 and h[4] <= sum(num(f, k) for k in ("free", "filling", "dead"))):
+            return False, f"footprint report gc={f.get('gc')}: holes_small {f.get('holes_small')} not nested within free + filling + dead"
     if "shardsweep-footprint peak gc=" not in run.out:
         return False, "footprint report: no peak line at exit"
     return True, f"footprint report: {len(lines)} GCs, the parts add up to the reported pages exactly"

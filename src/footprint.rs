@@ -219,3 +219,63 @@ impl Block {
         f
     }
 }
+
+/// The smallest hole sizes [`Block::hole_bytes`] sorts holes by: a hole of at least
+/// `HOLE_SIZES[k]` bytes counts in bucket `k` (and every smaller one).
+pub const HOLE_SIZES: [usize; 4] = [512, 1024, 2048, 4096];
+
+impl Block {
+    /// What the coming sweep leaves free, as holes of contiguous memory (a stop-the-world
+    /// inspection before the sweep, `is_live` the sweep's oracle): a hole is a maximal run of
+    /// consecutive free cells (listed, or allocated and dead) cut where it crosses a page the
+    /// sweep gives back (one no live cell overlaps, under page accounting). Returns the bytes of
+    /// free cells on kept pages in holes of at least `HOLE_SIZES[k]` bytes, for each `k`, and
+    /// their total (any hole size) last: memory that a request of that size could take if free
+    /// memory of a size class served other sizes (as Immix's lines do). Work: O(cells).
+    pub fn hole_bytes(&self, is_live: &mut dyn FnMut(*mut u8) -> bool) -> [usize; HOLE_SIZES.len() + 1] {
+        let allocated = self.allocated_cells();
+        let listed = self.listed_cells();
+        let cs = self.cell_size();
+        let bit = |m: &CellMap, i: usize| m[i / 64] & (1 << (i % 64)) != 0;
+        let mut live = [0u64; CELL_WORDS];
+        let mut kept = PageMask::page(0);
+        for i in 0..self.reserved() {
+            if bit(&allocated, i) && is_live(self.cell(i)) {
+                live[i / 64] |= 1 << (i % 64);
+                let off = HEADER_BYTES + i * cs;
+                kept = kept.union(PageMask::of_range(off, off + cs));
+            }
+        }
+        let mut out = [0usize; HOLE_SIZES.len() + 1];
+        let mut close = |hole: &mut usize| {
+            for (k, &min) in HOLE_SIZES.iter().enumerate() {
+                if *hole >= min {
+                    out[k] += *hole;
+                }
+            }
+            out[HOLE_SIZES.len()] += *hole;
+            *hole = 0;
+        };
+        let mut hole = 0usize;
+        for i in 0..self.reserved() {
+            let free = bit(&listed, i) || (bit(&allocated, i) && !bit(&live, i));
+            if !free {
+                close(&mut hole);
+                continue;
+            }
+            let (mut off, end) = (HEADER_BYTES + i * cs, HEADER_BYTES + (i + 1) * cs);
+            while off < end {
+                let page_end = (off / PAGE_BYTES + 1) * PAGE_BYTES;
+                let n = end.min(page_end) - off;
+                if kept.contains(off / PAGE_BYTES) {
+                    hole += n;
+                } else {
+                    close(&mut hole);
+                }
+                off += n;
+            }
+        }
+        close(&mut hole);
+        out
+    }
+}

@@ -66,7 +66,7 @@ pub use {
     block::{Block, BlockState, ReuseOrder, SweepResult},
     budget::{Accounting, CountingBudget, PageBudget},
     config::*,
-    footprint::Footprint,
+    footprint::{Footprint, HOLE_SIZES},
     gc::AbandonedBatch,
     heap::{Heap, SweepStats},
     malloc::arena::ArenaSource,

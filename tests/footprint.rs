@@ -128,3 +128,56 @@ fn idle_pages_are_counted_whole() {
         "header page and the kept cell's page"
     );
 }
+
+/// `Block::hole_bytes`: the free cells the coming sweep leaves on kept pages, by the size of the
+/// contiguous hole they lie in, cut at pages the sweep gives back.
+#[test]
+fn holes_are_runs_of_free_cells_on_kept_pages() {
+    if PAGES_PER_BLOCK < 4 {
+        return; // the pattern needs three pages of one block
+    }
+    let fx = fixture(gc_settings(), 100, usize::MAX);
+    let mut heap = Heap::new_boxed(fx.shared);
+    let page_of = |c: usize| (c & BLOCK_MASK) >> LOG_PAGE_BYTES;
+    let mut cells = Vec::new();
+    loop {
+        let c = heap.alloc(64) as usize;
+        assert_ne!(c, 0);
+        if page_of(c) > 3 {
+            break;
+        }
+        cells.push(c);
+    }
+    // 64 B cells after a 64-aligned header never straddle pages. Page 1: cells 0, 20 and 63 live
+    // (holes of 19 and 42 cells); page 2: nothing live (given back); page 3: every other cell
+    // live (holes of one cell). Pages 0 and beyond 3: everything live; page 4 holds the first
+    // cell past page 3 (live) and the 63 listed cells of its extension (a hole of 4032 B).
+    let mut live = std::collections::HashSet::new();
+    let mut k = [0usize; 4];
+    for &c in &cells {
+        let p = page_of(c);
+        let i = if p < 4 { k[p] } else { 0 };
+        if p < 4 {
+            k[p] += 1;
+        }
+        let keep = match p {
+            1 => i == 0 || i == 20 || i == 63,
+            2 => false,
+            3 => i % 2 == 0,
+            _ => true,
+        };
+        if keep {
+            live.insert(c);
+        }
+    }
+    assert_eq!(HEADER_BYTES % 64, 0, "the pattern assumes 64 B cells aligned to pages");
+    let block = Block::of(cells[0] as *const u8);
+    // SAFETY: a block of a heap this test owns; nothing allocates meanwhile.
+    let h = unsafe { (*block).hole_bytes(&mut |c| live.contains(&(c as usize)) || page_of(c as usize) > 3) };
+    let (a, b, c) = (19 * 64, 42 * 64, 63 * 64);
+    assert_eq!(h[0], a + b + c, "holes of at least 512 B: page 1's two, page 4's");
+    assert_eq!(h[1], a + b + c, "at least 1 KiB: 1216, 2688 and 4032 B");
+    assert_eq!(h[2], b + c, "at least 2 KiB: 2688 and 4032 B");
+    assert_eq!(h[3], 0, "no hole of 4 KiB: page 2 is given back, so it cuts");
+    assert_eq!(h[4], a + b + c + 32 * 64, "all holes: those and page 3's 32 single cells");
+}

@@ -7,7 +7,7 @@
 //! abandoned_pages=<A> free_abandoned=<B> mutators=<m> mutator_pages_mean=<x>
 //! mutator_pages_max=<x> free_by_class=<cell bytes>:<free bytes>,...
 //! filling_by_class=<cell bytes>:<bytes>,... unlisted_by_class=<cell bytes>:<bytes>,...
-//! charged_by_class=<cell bytes>:<pages>,...`
+//! charged_by_class=<cell bytes>:<pages>,... holes_small=512:<B>,1024:<B>,2048:<B>,4096:<B>,all:<B>`
 //!
 //! Bytes (`B`) are those of the blocks' resident pages, split as `shardsweep::Footprint` says:
 //! block headers, live objects, their size-class rounding, dead cells (what the sweep frees),
@@ -28,13 +28,19 @@
 //! `shardsweep-footprint-mutator` line. At exit the line of the GC with the most reported pages is
 //! printed again as `shardsweep-footprint peak …`.
 //!
+//! `holes_small`: in blocks of cells under 1 KiB, what the coming sweep leaves free as holes of
+//! contiguous memory on pages it keeps (`Block::hole_bytes`): the bytes in holes of at least 512
+//! B, 1, 2 and 4 KiB, and in all holes. It says how much of the small classes' fragmentation a
+//! larger request could take if free memory of a size class served other sizes (as Immix's
+//! lines do), which a segregated free list cannot.
+//!
 //! Not in it: the large-object space (another space of the plan, with its own pages).
 
 use super::ShardSweepSpace;
 use crate::policy::marksweepspace::shardsweep::sweep;
 use crate::policy::space::Space;
 use crate::vm::VMBinding;
-use shardsweep::{Block, Footprint, Heap, PageBudget, BIN_COUNT, PAGE_BYTES};
+use shardsweep::{Block, Footprint, Heap, PageBudget, BIN_COUNT, HOLE_SIZES, PAGE_BYTES};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::sync::OnceLock;
@@ -92,11 +98,18 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
         let mut free_by_class = [0usize; BIN_COUNT];
         let mut filling_by_class = [0usize; BIN_COUNT];
         let mut unlisted_by_class = [0usize; BIN_COUNT];
-        let mut note = |b: &Block, f: &Footprint, total: &mut Footprint| {
+        let mut holes_small = [0usize; HOLE_SIZES.len() + 1];
+        let mut note = |b: &Block, f: &Footprint, total: &mut Footprint, oracle: &mut dyn FnMut(*mut u8) -> Option<usize>| {
             total.add(f);
             free_by_class[b.bin()] += f.free;
             filling_by_class[b.bin()] += f.filling;
             unlisted_by_class[b.bin()] += f.unlisted;
+            if b.cell_size() < 1024 {
+                let h = b.hole_bytes(&mut |c| oracle(c).is_some());
+                for (sum, x) in holes_small.iter_mut().zip(h) {
+                    *sum += x;
+                }
+            }
         };
         let heaps: Vec<usize> = self.heaps.lock().unwrap().clone();
         let (mut mutator_pages_sum, mut mutator_pages_max) = (0usize, 0usize);
@@ -112,7 +125,7 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
                 let f = block.footprint(&mut oracle, current.contains(&b));
                 pages += block.resident().count();
                 mine.add(&f);
-                note(block, &f, &mut total);
+                note(block, &f, &mut total, &mut oracle);
             }
             mutator_pages_sum += pages;
             mutator_pages_max = mutator_pages_max.max(pages);
@@ -126,7 +139,7 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
             let f = b.footprint(&mut oracle, false);
             abandoned_pages += b.resident().count();
             free_abandoned += f.free;
-            note(b, &f, &mut total);
+            note(b, &f, &mut total, &mut oracle);
         });
         let kept_pages: usize = self
             .kept
@@ -155,7 +168,7 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
         let line = format!(
             "gc={gc} count={} reported_pages={reported} meta_pages={meta_pages} kept_pages={kept_pages} {} abandoned_pages={abandoned_pages} \
              free_abandoned={free_abandoned} mutators={} mutator_pages_mean={:.1} mutator_pages_max={mutator_pages_max} \
-             free_by_class={} filling_by_class={} unlisted_by_class={} charged_by_class={}",
+             free_by_class={} filling_by_class={} unlisted_by_class={} charged_by_class={} holes_small={}",
             if self.counts_idle() { "resident" } else { "in-use" },
             fields(&total),
             heaps.len(),
@@ -164,6 +177,11 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
             by_class(&filling_by_class),
             by_class(&unlisted_by_class),
             if charged.is_empty() { "-".to_string() } else { charged.join(",") },
+            {
+                let mut parts: Vec<String> = HOLE_SIZES.iter().zip(holes_small).map(|(min, b)| format!("{min}:{b}")).collect();
+                parts.push(format!("all:{}", holes_small[HOLE_SIZES.len()]));
+                parts.join(",")
+            },
         );
         let counted = if self.counts_idle() {
             total.total() / PAGE_BYTES + kept_pages
