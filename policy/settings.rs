@@ -25,7 +25,7 @@
 //! | `SHARDSWEEP_CHECK_ACCOUNTING`  | `0`, `1`                   | `1` in debug builds, else `0` |
 //! | `SHARDSWEEP_CHECK_RECLAIM`     | `0`, `1`                   | `0`        |
 //! | `SHARDSWEEP_ZERO`              | `space`, `binding`, `poison` | `binding` under mmtk-openjdk, else `space` |
-//! | `SHARDSWEEP_REUSE`             | `address`, `densest`       | `address`  |
+//! | `SHARDSWEEP_REUSE`             | `address`, `densest`, `sparsest` | `address`  |
 //!
 //! The block size is a build-time setting of the core (`SHARDSWEEP_BLOCK_KIB`).
 
@@ -180,9 +180,10 @@ pub struct SpaceSettings {
     /// Who zeroes new objects' memory (`SHARDSWEEP_ZERO`).
     pub zero: Zeroing,
     /// The order in which a sweep lists a block's free cells (`SHARDSWEEP_REUSE`): address
-    /// order, or the pages with the largest share of live cells first, so that a mutator
-    /// needing fewer cells than a block offers leaves its sparse pages to drain (a control of
-    /// issue 20's; `bindings/openjdk/RESULTS.md`).
+    /// order; the pages with the largest share of live cells first, so that a mutator needing
+    /// fewer cells than a block offers leaves its sparse pages to drain; or the smallest share
+    /// first, so that what a mutator allocates between GCs lies on few pages (controls of issue
+    /// 20's; `bindings/openjdk/RESULTS.md`).
     pub reuse: ReuseOrder,
 }
 

@@ -59,7 +59,7 @@ fn describe_settings(s: &SpaceSettings) -> String {
         b(s.check_accounting),
         b(s.check_reclaim),
         match s.zero { Zeroing::Space => "space", Zeroing::Binding => "binding", Zeroing::Poison => "poison" },
-        match s.reuse { ReuseOrder::Address => "address", ReuseOrder::Densest => "densest" },
+        match s.reuse { ReuseOrder::Address => "address", ReuseOrder::Densest => "densest", ReuseOrder::Sparsest => "sparsest" },
     )
 }
 

@@ -477,10 +477,11 @@ def main(argv=None):
     r = S.execute([ss64, *small(8, 16, "lusearch", "--verify")], {"SHARDSWEEP_ZERO": "poison", "SYNTHVM_TEST_SKIP_CLEAR": 1},
                   timeout=120)
     S.verdict(judge_unclearing_binding(r), r.out)
-    print("== reuse order: SHARDSWEEP_REUSE=densest (a sweep lists the pages with the most live cells first)")
-    for w in ("lusearch", "fragger"):
-        S.run(f"ss64k reuse=densest t8 {w}", [ss64, *small(8, 16, w, "--verify")],
-              {"SHARDSWEEP_REUSE": "densest", "SHARDSWEEP_CHECK_ACCOUNTING": 1, "SHARDSWEEP_CHECK_RECLAIM": 1})
+    print("== reuse order: SHARDSWEEP_REUSE=densest and sparsest (a sweep lists pages by their share of live cells)")
+    for reuse in ("densest", "sparsest"):
+        for w in ("lusearch", "fragger"):
+            S.run(f"ss64k reuse={reuse} t8 {w}", [ss64, *small(8, 16, w, "--verify")],
+                  {"SHARDSWEEP_REUSE": reuse, "SHARDSWEEP_CHECK_ACCOUNTING": 1, "SHARDSWEEP_CHECK_RECLAIM": 1})
     S.run("ss64k reuse=densest lazy t8 lusearch", [ss64, *small(8, 16, "lusearch", "--verify")],
           {"SHARDSWEEP_REUSE": "densest", "SHARDSWEEP_SWEEP": "lazy", "SHARDSWEEP_CHECK_ACCOUNTING": 1})
     r = S.execute([ss64, *small(8, 16, "lusearch")], {"SHARDSWEEP_REPORT_MUTATORS": 1}, timeout=120)
@@ -593,7 +594,7 @@ def main(argv=None):
             ("SHARDSWEEP_ADVICE=often", "valid values are dontneed, free, keep"),
             ("SHARDSWEEP_ADVICE=madv_free", "valid values are dontneed, free, keep"),
             ("SHARDSWEEP_ZERO=vm", "valid values are space, binding, poison"),
-            ("SHARDSWEEP_REUSE=random", "valid values are address, densest")]:
+            ("SHARDSWEEP_REUSE=random", "valid values are address, densest, sparsest")]:
         var, value = var_value.split("=", 1)
         r = S.execute([ss64, *MS, "lusearch"], {"RUST_BACKTRACE": 1, var: value}, timeout=60, stderr_only=True)
         S.verdict(judge_invalid(var_value, msg, r.rc, r.out), r.out)

@@ -224,6 +224,11 @@ proptest! {
     }
 
     #[test]
+    fn page_accounting_sparsest_first_model(ops in prop::collection::vec(op(), if cfg!(miri) { 20..60 } else { 1..400 })) {
+        run(ops, Accounting::Page, ReuseOrder::Sparsest);
+    }
+
+    #[test]
     fn block_accounting_model(ops in prop::collection::vec(op(), if cfg!(miri) { 20..40 } else { 1..200 })) {
         run(ops, Accounting::Block, ReuseOrder::Address);
     }

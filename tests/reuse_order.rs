@@ -14,7 +14,7 @@ fn page_of(addr: usize) -> usize {
 }
 
 /// One block's cells of 32 B over pages 0..=4, swept with page 1 dense (all live but 8), page 2
-/// sparse (8 live), page 3 half live and the rest live; then 8 + (page 3's free cells)
+/// sparse (8 live), page 3 half live, pages 0 and 4 all live and page 5 holding one live cell; then 8 + (page 3's free cells)
 /// allocations, the pages they land on, and whether page 2 is still charged after a second GC
 /// in which page 2's 8 live cells died (everything else kept, the new cells too).
 fn run(reuse: ReuseOrder) -> (Vec<usize>, bool) {
@@ -28,14 +28,14 @@ fn run(reuse: ReuseOrder) -> (Vec<usize>, bool) {
     );
     let mut heap = Heap::new_boxed(fx.shared);
     let mut cells = Vec::new();
-    loop {
+    let past = loop {
         let c = heap.alloc(32) as usize;
         assert_ne!(c, 0);
         if page_of(c) > 4 {
-            break;
+            break c;
         }
         cells.push(c);
-    }
+    };
     let block = Block::of(cells[0] as *const u8) as usize;
     assert!(cells
         .iter()
@@ -59,8 +59,9 @@ fn run(reuse: ReuseOrder) -> (Vec<usize>, bool) {
             page3_free += 1;
         }
     }
-    // The cell that started page 5 stays live (it is in a fresh page of the same block or another).
-    heap.sweep(&mut |c| live.contains(&(c as usize)) || page_of(c as usize) > 4);
+    // The first cell past page 4 stays live.
+    live.insert(past);
+    heap.sweep(&mut |c| live.contains(&(c as usize)));
     let got: Vec<usize> = (0..8 + page3_free)
         .map(|_| heap.alloc(32) as usize)
         .collect();
@@ -78,7 +79,7 @@ fn run(reuse: ReuseOrder) -> (Vec<usize>, bool) {
     for &c in &got {
         live.insert(c);
     }
-    heap.sweep(&mut |c| live.contains(&(c as usize)) || page_of(c as usize) > 4);
+    heap.sweep(&mut |c| live.contains(&(c as usize)));
     // SAFETY: the block holds live cells, so it is still this heap's.
     let page2_charged = unsafe { (*(block as *mut Block)).charged() }.contains(2);
     (pages, page2_charged)
@@ -116,9 +117,21 @@ fn densest_first_fills_dense_pages_and_lets_a_sparse_page_drain() {
 }
 
 #[test]
+fn sparsest_first_fills_the_largest_holes() {
+    if PAGES_PER_BLOCK < 5 {
+        return;
+    }
+    // The sparsest pages are page 5 (the first cell past page 4 live, 127 free) and page 2 (8
+    // live, 120 free): they hold every cell asked for, and the dense pages 1 and 3 are not touched.
+    let (pages, _) = run(ReuseOrder::Sparsest);
+    assert!(pages.iter().all(|&p| p == 5 || p == 2), "the sparse pages first: {pages:?}");
+}
+
+#[test]
 fn reuse_order_parses_its_values_only() {
     assert_eq!(ReuseOrder::parse("address"), Ok(ReuseOrder::Address));
     assert_eq!(ReuseOrder::parse("Densest"), Ok(ReuseOrder::Densest));
+    assert_eq!(ReuseOrder::parse("sparsest"), Ok(ReuseOrder::Sparsest));
     let e = ReuseOrder::parse("random").unwrap_err();
-    assert!(e.contains("valid values are address, densest"), "{e}");
+    assert!(e.contains("valid values are address, densest, sparsest"), "{e}");
 }

@@ -22,24 +22,30 @@ pub enum ReuseOrder {
     /// offers fills the holes of dense pages and leaves sparse pages alone, so that their last
     /// live cells may die and the next sweep gives those pages back.
     Densest,
+    /// The pages with the smallest share of live cells first (the largest holes): what a mutator
+    /// allocates between two GCs lies on few pages, so that the objects still live at the next
+    /// GC (those it was using when the GC came) pin few pages.
+    Sparsest,
 }
 
 impl ReuseOrder {
-    /// Parses `address` or `densest`.
+    /// Parses `address`, `densest` or `sparsest`.
     pub fn parse(s: &str) -> Result<ReuseOrder, String> {
         match s.trim().to_ascii_lowercase().as_str() {
             "address" => Ok(ReuseOrder::Address),
             "densest" => Ok(ReuseOrder::Densest),
+            "sparsest" => Ok(ReuseOrder::Sparsest),
             other => Err(format!(
-                "invalid reuse order {other:?}: valid values are address, densest"
+                "invalid reuse order {other:?}: valid values are address, densest, sparsest"
             )),
         }
     }
 }
 
 /// Orders `pages` (extended pages, ascending) for listing: unchanged for address order, by
-/// descending share of live cells (`live[p]` of `cells[p]`) for [`ReuseOrder::Densest`], ties in
-/// address order. Work: an insertion sort of at most `PAGES_PER_BLOCK` entries.
+/// descending share of live cells (`live[p]` of `cells[p]`) for [`ReuseOrder::Densest`],
+/// ascending for [`ReuseOrder::Sparsest`], ties in address order. Work: an insertion sort of at
+/// most `PAGES_PER_BLOCK` entries.
 fn order_pages(
     pages: &mut [usize],
     live: &[u32; PAGES_PER_BLOCK],
@@ -49,14 +55,21 @@ fn order_pages(
     if order == ReuseOrder::Address {
         return;
     }
-    // `a` before `b` iff live[a]/cells[a] > live[b]/cells[b] (cross-multiplied: no division).
+    // live[a]/cells[a] > live[b]/cells[b], cross-multiplied (no division).
     let denser = |a: usize, b: usize| {
         u64::from(live[a]) * u64::from(cells[b]) > u64::from(live[b]) * u64::from(cells[a])
+    };
+    let before = |a: usize, b: usize| {
+        if order == ReuseOrder::Densest {
+            denser(a, b)
+        } else {
+            denser(b, a)
+        }
     };
     for i in 1..pages.len() {
         let p = pages[i];
         let mut j = i;
-        while j > 0 && denser(p, pages[j - 1]) {
+        while j > 0 && before(p, pages[j - 1]) {
             pages[j] = pages[j - 1];
             j -= 1;
         }
