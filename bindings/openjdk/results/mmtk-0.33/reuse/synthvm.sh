@@ -1,7 +1,7 @@
 #!/bin/bash
 # The reuse-order control on synthvm: lusearch-jvm's minimum heap (0.25 MiB resolution, by
 # bisection between 1 and 200 MiB; a run passes if synthvm exits 0) under shardsweep 64K with
-# SHARDSWEEP_REUSE=address and densest, 1/24/48 threads, 2 iterations. Needs
+# SHARDSWEEP_REUSE=address, densest and sparsest, 1/24/48 threads, 2 iterations. Needs
 # `scripts/build-variants.sh ss64k` first. Output: one line per run (synthvm.txt here).
 set -u
 ROOT=$(git rev-parse --show-toplevel); BIN=$ROOT/.build/bin/synthvm-ss64k
@@ -9,7 +9,7 @@ ok() {  # $1 = heap in quarter MiB
   env MMTK_PLAN=MarkSweep SHARDSWEEP_REUSE=$2 timeout 120 "$BIN" -t "$3" -n 2 --heap $(($1 * 256))K lusearch-jvm >/dev/null 2>&1
 }
 for t in 1 24 48; do
-  for reuse in address densest; do
+  for reuse in address densest sparsest; do
     lo=4; hi=800
     while [ $((hi - lo)) -gt 1 ]; do mid=$(((lo + hi) / 2)); if ok $mid $reuse $t; then hi=$mid; else lo=$mid; fi; done
     echo "lusearch-jvm threads=$t reuse=$reuse minheap_mib=$(python3 -c "print($hi / 4)")"
