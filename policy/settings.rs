@@ -26,6 +26,7 @@
 //! | `SHARDSWEEP_CHECK_RECLAIM`     | `0`, `1`                   | `0`        |
 //! | `SHARDSWEEP_ZERO`              | `space`, `binding`, `poison` | `binding` under mmtk-openjdk, else `space` |
 //! | `SHARDSWEEP_REUSE`             | `address`, `densest`, `sparsest` | `address`  |
+//! | `SHARDSWEEP_HOLES`             | `0` (off), or bytes 256 to 65536 | `0`        |
 //!
 //! The block size is a build-time setting of the core (`SHARDSWEEP_BLOCK_KIB`).
 
@@ -130,6 +131,14 @@ fn parse_bool(s: &str) -> Result<bool, String> {
     }
 }
 
+fn parse_hole_bytes(s: &str) -> Result<usize, String> {
+    s.trim()
+        .parse::<usize>()
+        .ok()
+        .filter(|&n| n == 0 || (256..=65536).contains(&n))
+        .ok_or_else(|| format!("invalid hole size {s:?}: valid values are 0 (off) or 256 to 65536 bytes"))
+}
+
 fn parse_gcs(s: &str) -> Result<usize, String> {
     s.trim()
         .parse::<usize>()
@@ -185,6 +194,10 @@ pub struct SpaceSettings {
     /// first, so that what a mutator allocates between GCs lies on few pages (controls of issue
     /// 20's; `bindings/openjdk/RESULTS.md`).
     pub reuse: ReuseOrder,
+    /// Lend runs of free cells of at least this many bytes to larger requests
+    /// (`SHARDSWEEP_HOLES`, `shardsweep::Lend`); 0 = off. Eager sweeping with a side mark bit
+    /// only.
+    pub holes: usize,
 }
 
 /// Exit status for an invalid setting: a usage error (synthvm's `--help`: 2).
@@ -252,7 +265,14 @@ impl SpaceSettings {
             check_reclaim: read(&mut e, "SHARDSWEEP_CHECK_RECLAIM", false, parse_bool),
             zero: read(&mut e, "SHARDSWEEP_ZERO", Zeroing::default_for(vm_type_name), Zeroing::parse),
             reuse: read(&mut e, "SHARDSWEEP_REUSE", ReuseOrder::Address, ReuseOrder::parse),
+            holes: read(&mut e, "SHARDSWEEP_HOLES", 0, parse_hole_bytes),
         };
+        if s.holes > 0 && s.sweep == SweepMode::Lazy {
+            e.push("SHARDSWEEP_HOLES: lends holes with eager sweeping only; valid values with SHARDSWEEP_SWEEP=lazy: 0".into());
+        }
+        if s.holes > 0 && cfg!(feature = "vo_bit") {
+            e.push("SHARDSWEEP_HOLES: incompatible with the mmtk feature vo_bit; valid values with vo_bit: 0".into());
+        }
         // As mmtk's own `vo_bit = ["eager_sweeping"]`: a lazy sweep would leave dead objects'
         // VO bits set until their owner sweeps them.
         if s.sweep == SweepMode::Lazy && cfg!(feature = "vo_bit") {
@@ -278,7 +298,7 @@ impl SpaceSettings {
 }
 
 /// The space's run-time variables (`SpaceSettings::from_env`, `report.rs`, `global.rs`).
-pub const VARIABLES: [&str; 16] = [
+pub const VARIABLES: [&str; 17] = [
     "SHARDSWEEP_ACCOUNTING",
     "SHARDSWEEP_COUNT",
     "SHARDSWEEP_SWEEP",
@@ -294,6 +314,7 @@ pub const VARIABLES: [&str; 16] = [
     "SHARDSWEEP_REPORT_FOOTPRINT",
     "SHARDSWEEP_ZERO",
     "SHARDSWEEP_REUSE",
+    "SHARDSWEEP_HOLES",
     "SHARDSWEEP_PRINT_SETTINGS",
 ];
 

@@ -45,7 +45,7 @@ fn describe_settings(s: &SpaceSettings) -> String {
     format!(
         "SHARDSWEEP_BLOCK_KIB={} SHARDSWEEP_MAX_OBJECT_BYTES={} SHARDSWEEP_ACCOUNTING={} SHARDSWEEP_COUNT={} SHARDSWEEP_SWEEP={} SHARDSWEEP_ADVICE={} SHARDSWEEP_PURGE={} \
          SHARDSWEEP_DECAY={} SHARDSWEEP_ABANDON_IDLE={} SHARDSWEEP_ABANDON_ALL={} SHARDSWEEP_CHECK_ACCOUNTING={} \
-         SHARDSWEEP_CHECK_RECLAIM={} SHARDSWEEP_ZERO={} SHARDSWEEP_REUSE={}",
+         SHARDSWEEP_CHECK_RECLAIM={} SHARDSWEEP_ZERO={} SHARDSWEEP_REUSE={} SHARDSWEEP_HOLES={}",
         shardsweep::BLOCK_BYTES / 1024,
         super::MAX_OBJECT_SIZE,
         match s.accounting { Accounting::Page => "page", Accounting::Block => "block" },
@@ -60,6 +60,7 @@ fn describe_settings(s: &SpaceSettings) -> String {
         b(s.check_reclaim),
         match s.zero { Zeroing::Space => "space", Zeroing::Binding => "binding", Zeroing::Poison => "poison" },
         match s.reuse { ReuseOrder::Address => "address", ReuseOrder::Densest => "densest", ReuseOrder::Sparsest => "sparsest" },
+        s.holes,
     )
 }
 
@@ -193,7 +194,13 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
                 abandon_idle_bins: self.settings.abandon_idle,
                 abandon_all_partial: self.settings.abandon_all,
                 reuse: self.settings.reuse,
+                lend_holes: self.settings.holes,
+                hole_live: Some(sweep::range_marked::<VM>),
             };
+            if settings.lend_holes > 0 && !sweep::holes_supported::<VM>() {
+                eprintln!("shardsweep: SHARDSWEEP_HOLES={}: this binding's mark bit is not a side bit per minimum object; valid values here: 0", settings.lend_holes);
+                std::process::exit(super::settings::EXIT_USAGE);
+            }
             Shared::new(self, self, os, settings).leak()
         })
     }
@@ -325,6 +332,10 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
                     side.bzero_metadata(chunk.start(), Chunk::BYTES);
                 }
             }
+        }
+        // Holes lent at the last sweep and not taken are lent again by this GC's sweeps.
+        if let Some(shared) = self.shared_if_created() {
+            shared.clear_hole_pool();
         }
         // Blocks given back by mutators outside GC return to the page resource (on a worker).
         let spare = std::mem::take(&mut *self.spare.lock().unwrap());

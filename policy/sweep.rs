@@ -100,6 +100,19 @@ fn take_side_marks<const TAKE: bool>(side: &SideMetadataSpec, g0: usize, n: usiz
     found
 }
 
+/// Whether any object in `len` bytes from `start` is marked (a lent run, `shardsweep::Lend`):
+/// reads the side mark bits of the range, a metadata byte at a time. Needs a 1-bit side mark per
+/// `MIN_OBJECT_SIZE` bytes ([`holes_supported`]).
+pub(super) fn range_marked<VM: VMBinding>(start: *mut u8, len: usize) -> bool {
+    let side = side_mark_per_min_object::<VM>().expect("SHARDSWEEP_HOLES needs a side mark bit");
+    take_side_marks::<false>(&side, start as usize >> LOG_MIN_OBJECT_SIZE, len >> LOG_MIN_OBJECT_SIZE)
+}
+
+/// Whether this binding's mark bit lets the space lend holes: one side bit per minimum object.
+pub(super) fn holes_supported<VM: VMBinding>() -> bool {
+    side_mark_per_min_object::<VM>().is_some()
+}
+
 /// Whether the mark bit is on the side (then an eager-sweeping space clears it in bulk).
 pub(super) fn mark_bit_on_side<VM: VMBinding>() -> bool {
     matches!(*VM::VMObjectModel::LOCAL_MARK_BIT_SPEC.as_spec(), MetadataSpec::OnSide(_))

@@ -43,11 +43,13 @@ use crate::sync::{AtomicPtr, AtomicUsize};
 use crate::thread_free::ThreadFree;
 use std::ptr;
 
+mod lend;
 mod lists;
 mod pages;
 mod retire;
 mod sweep;
 
+pub use lend::Lend;
 pub use sweep::ReuseOrder;
 
 /// Where a block is, for the owner's bookkeeping and the debug checks.

@@ -66,7 +66,7 @@ impl Shared {
             stats.blocks += 1;
             // SAFETY: the batch owned the block exclusively.
             unsafe {
-                match self.sweep_block(b, is_live) {
+                match self.sweep_block(b, is_live, true) {
                     SweepResult::Empty => {
                         stats.released += 1;
                         self.release_block(b);

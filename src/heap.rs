@@ -67,6 +67,8 @@ pub struct Heap {
     unswept: [Queue; BIN_COUNT],
     /// The liveness oracle of the pending lazy sweep.
     lazy_is_live: Option<fn(*mut u8) -> bool>,
+    /// The hole this heap bump-allocates larger requests in (`block/lend.rs`): next byte, end.
+    hole: (usize, usize),
 }
 
 // SAFETY: a heap is used by one thread at a time (its owner, or a GC worker while the owner
@@ -104,6 +106,7 @@ impl Heap {
                 free_at_sweep: [ptr::null_mut(); BIN_COUNT],
                 unswept: [Queue::EMPTY; BIN_COUNT],
                 lazy_is_live: None,
+                hole: (0, 0),
             })
         }
     }

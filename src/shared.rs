@@ -28,6 +28,11 @@ pub struct Settings {
     pub abandon_all_partial: bool,
     /// The order in which a sweep lists a block's free cells ([`ReuseOrder`]).
     pub reuse: ReuseOrder,
+    /// Lend runs of free cells of at least this many bytes to larger requests (`block/lend.rs`);
+    /// 0 = off. Garbage-collected mode with an eager sweep only, with `hole_live` set.
+    pub lend_holes: usize,
+    /// Whether any object in a lent run is live (the embedder's marks): see [`crate::Lend`].
+    pub hole_live: Option<fn(*mut u8, usize) -> bool>,
 }
 
 impl Default for Settings {
@@ -38,6 +43,8 @@ impl Default for Settings {
             abandon_idle_bins: true,
             abandon_all_partial: false,
             reuse: ReuseOrder::Address,
+            lend_holes: 0,
+            hole_live: None,
         }
     }
 }
@@ -55,6 +62,14 @@ pub struct Shared {
     /// abandoned stack, instead of going back to the block source (bounded mode with a profile:
     /// RT-mimalloc-pag's disabled page free). Set once, at a bounded initialisation.
     xkeep_emptied: AtomicUsize,
+    /// Lent runs by block, and the holes lent at the last sweep and not yet taken (`lend.rs`).
+    holes: std::sync::Mutex<Holes>,
+}
+
+/// The lent runs of every block that has some, and the pool of holes to take.
+struct Holes {
+    by_block: Option<std::collections::HashMap<usize, Vec<(u32, u32)>>>,
+    pool: Vec<(usize, usize)>,
 }
 
 impl Shared {
@@ -72,6 +87,7 @@ impl Shared {
             settings,
             abandoned: [const { BlockStack::new() }; BIN_COUNT],
             xkeep_emptied: AtomicUsize::new(0),
+            holes: std::sync::Mutex::new(Holes { by_block: None, pool: Vec::new() }),
         }
     }
 
@@ -149,20 +165,54 @@ impl Shared {
         &self,
         b: *mut Block,
         is_live: &mut dyn FnMut(*mut u8) -> bool,
+        lend_new: bool,
     ) -> SweepResult {
         let s = self.settings;
+        let Some(hole_live) = s.hole_live.filter(|_| s.lend_holes > 0) else {
+            // SAFETY: per the contract.
+            return unsafe {
+                (*b).collect_all();
+                (*b).sweep(is_live, s.zero_cells, s.reuse, s.accounting, self.budget, self.os, None)
+            };
+        };
+        let mut runs = {
+            let mut h = self.holes.lock().unwrap_or_else(|e| e.into_inner());
+            h.by_block.as_mut().and_then(|m| m.remove(&(b as usize))).unwrap_or_default()
+        };
+        // New holes only where `lend_new` (a block no mutator took since the last GC: its free
+        // cells were not asked for); the runs lent before are asked about in any case.
+        let min_bytes = if lend_new { s.lend_holes } else { usize::MAX };
+        let mut lend = crate::block::Lend { min_bytes, is_live: hole_live, runs: &mut runs, new_from: 0 };
         // SAFETY: per the contract.
-        unsafe {
+        let r = unsafe {
             (*b).collect_all();
-            (*b).sweep(
-                is_live,
-                s.zero_cells,
-                s.reuse,
-                s.accounting,
-                self.budget,
-                self.os,
-            )
+            (*b).sweep(is_live, s.zero_cells, s.reuse, s.accounting, self.budget, self.os, Some(&mut lend))
+        };
+        let new_from = lend.new_from;
+        if !runs.is_empty() {
+            // SAFETY: the block is ours (the contract); its cells are inside it.
+            let at = |i: u32| unsafe { (*b).cell(i as usize) } as usize;
+            let mut h = self.holes.lock().unwrap_or_else(|e| e.into_inner());
+            for &(x, y) in &runs[new_from..] {
+                h.pool.push((at(x), at(y)));
+            }
+            h.by_block.get_or_insert_with(Default::default).insert(b as usize, runs);
         }
+        r
+    }
+
+    /// Forgets the holes not taken since the last sweep (the embedder calls it before a GC's
+    /// sweeps: they lend again what is still free).
+    pub fn clear_hole_pool(&self) {
+        self.holes.lock().unwrap_or_else(|e| e.into_inner()).pool.clear();
+    }
+
+    /// A hole of at least `bytes` from the pool (`[start, end)`), among its last 16 entries.
+    pub(crate) fn take_hole(&self, bytes: usize) -> Option<(usize, usize)> {
+        let mut h = self.holes.lock().unwrap_or_else(|e| e.into_inner());
+        let n = h.pool.len();
+        let i = (n.saturating_sub(16)..n).rev().find(|&i| h.pool[i].1 - h.pool[i].0 >= bytes)?;
+        Some(h.pool.swap_remove(i))
     }
 
     /// The accounting half of a deferred sweep of `b` (see [`Block::account`]), with the

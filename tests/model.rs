@@ -103,6 +103,8 @@ fn run(ops: Vec<Op>, accounting: Accounting, reuse: ReuseOrder) {
             abandon_idle_bins: false,
             abandon_all_partial: false,
             reuse,
+            lend_holes: 0,
+            hole_live: None,
         },
         4096,
         usize::MAX,

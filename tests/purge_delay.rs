@@ -29,6 +29,8 @@ fn fixture() -> (
         abandon_idle_bins: false,
         abandon_all_partial: false,
         reuse: ReuseOrder::Address,
+        lend_holes: 0,
+        hole_live: None,
     };
     (
         Shared::new(arena, budget, os, settings).leak(),

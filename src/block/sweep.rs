@@ -3,7 +3,7 @@
 //! first: [`ReuseOrder`]), and give back every page no live cell overlaps (page accounting), or
 //! account only (the lazy sweep's first half).
 
-use super::{cells_starting_in, Block, BlockState, LiveMap, SweepResult, LIVE_WORDS};
+use super::{cells_starting_in, Block, BlockState, Lend, LiveMap, SweepResult, LIVE_WORDS};
 use crate::budget::{Accounting, PageBudget};
 use crate::cell::Cell;
 use crate::config::{HEADER_BYTES, LOG_PAGE_BYTES, PAGES_PER_BLOCK};
@@ -81,6 +81,11 @@ impl Block {
     /// Asks `is_live` about every cell of the extended pages (once each, in address order):
     /// the live cells as a bitmap by cell index, and their number.
     fn live_map(&self, is_live: &mut dyn FnMut(*mut u8) -> bool) -> (LiveMap, u32) {
+        self.live_map_except(is_live, &[0u64; LIVE_WORDS])
+    }
+
+    /// As [`Block::live_map`], not asking about the cells in `skip` (lent runs).
+    fn live_map_except(&self, is_live: &mut dyn FnMut(*mut u8) -> bool, skip: &LiveMap) -> (LiveMap, u32) {
         let mut live = [0u64; LIVE_WORDS];
         let mut live_count = 0u32;
         let cs = self.cell_size();
@@ -90,7 +95,7 @@ impl Block {
             rest &= rest - 1;
             let (first, end) = cells_starting_in(p, cs, self.reserved());
             for i in first..end {
-                if is_live(self.cell(i)) {
+                if skip[i / 64] & (1 << (i % 64)) == 0 && is_live(self.cell(i)) {
                     live[i / 64] |= 1 << (i % 64);
                     live_count += 1;
                 }
@@ -175,12 +180,39 @@ impl Block {
         accounting: Accounting,
         budget: &dyn PageBudget,
         os: &dyn OsMemory,
+        mut lend: Option<&mut Lend<'_>>,
     ) -> SweepResult {
         if self.state == BlockState::Unswept {
             self.state = BlockState::Queued;
         }
-        let (live, live_count) = self.live_map(is_live);
         let cs = self.cell_size();
+        // Lent runs: not asked about cell by cell; a run with a live object stays lent (pinned).
+        let set = |m: &mut LiveMap, a: usize, b: usize| (a..b).for_each(|i| m[i / 64] |= 1 << (i % 64));
+        let has = |m: &LiveMap, i: usize| m[i / 64] & (1 << (i % 64)) != 0;
+        let mut lent_before = [0u64; LIVE_WORDS];
+        if let Some(l) = lend.as_deref() {
+            for &(a, b) in l.runs.iter() {
+                set(&mut lent_before, a as usize, b as usize);
+            }
+        }
+        let (live, live_count) = self.live_map_except(is_live, &lent_before);
+        let mut held = live;
+        let mut pinned_count = 0u32;
+        let mut pinned_pages = PageMask::EMPTY;
+        if let Some(l) = lend.as_deref_mut() {
+            let before = std::mem::take(l.runs);
+            for (a, b) in before {
+                let (a, b) = (a as usize, b as usize);
+                if (l.is_live)(self.cell(a), (b - a) * cs) {
+                    set(&mut held, a, b);
+                    pinned_count += (b - a) as u32;
+                    let off = HEADER_BYTES + a * cs;
+                    pinned_pages = pinned_pages.union(PageMask::of_range(off, HEADER_BYTES + b * cs));
+                    l.runs.push((a as u32, b as u32));
+                }
+            }
+            l.new_from = l.runs.len();
+        }
         // Page accounting: the pages that stay charged are the header page and exactly the pages
         // overlapped by live cells. A dead cell goes back on the free list only if every page it
         // touches stays charged; otherwise it is the last cell of its page spilling into a page
@@ -188,7 +220,60 @@ impl Block {
         // that page or the next sweep. Block accounting keeps every page and lists every dead cell.
         // (An accounted block's charge is already cut to these pages; it only gives back pages
         // if the oracle now reports fewer live cells than `account` saw.)
-        let charged = self.charged_after_sweep(&live, accounting);
+        let charged = if accounting == Accounting::Page {
+            self.charged_after_sweep(&live, accounting).union(pinned_pages)
+        } else {
+            self.charged_after_sweep(&live, accounting)
+        };
+        // New holes: maximal runs of consecutive cells, neither live nor pinned, on pages that stay
+        // charged, of at least `min_bytes`; only in a block that stays (something live or pinned).
+        let mut lent_count = 0u32;
+        let mut lent_new = [0u64; LIVE_WORDS];
+        if let Some(l) = lend.as_deref_mut() {
+            if live_count + pinned_count > 0 {
+                let mut run: Option<(usize, usize)> = None; // [start, end)
+                let mut close = |run: &mut Option<(usize, usize)>, l: &mut Lend<'_>| {
+                    if let Some((a, b)) = run.take() {
+                        if (b - a) * cs >= l.min_bytes {
+                            set(&mut lent_new, a, b);
+                            lent_count += (b - a) as u32;
+                            l.runs.push((a as u32, b as u32));
+                        }
+                    }
+                };
+                let mut rest = self.extended.0;
+                while rest != 0 {
+                    let p = rest.trailing_zeros() as usize;
+                    rest &= rest - 1;
+                    let (first, end) = cells_starting_in(p, cs, self.reserved());
+                    for i in first..end {
+                        let off = HEADER_BYTES + i * cs;
+                        let free = !has(&held, i) && charged.covers(PageMask::of_range(off, off + cs));
+                        match run {
+                            Some((a, b)) if free && b == i => run = Some((a, i + 1)),
+                            _ => {
+                                close(&mut run, l);
+                                if free {
+                                    run = Some((i, i + 1));
+                                }
+                            }
+                        }
+                    }
+                }
+                close(&mut run, l);
+            }
+        }
+        for (w, bits) in lent_new.iter().enumerate() {
+            held[w] |= bits;
+        }
+        if zero && lent_count > 0 {
+            for i in 0..self.reserved() {
+                if has(&lent_new, i) {
+                    // SAFETY: a dead cell of this block on a charged page, lent from now on.
+                    unsafe { ptr::write_bytes(self.cell(i), 0, cs) };
+                }
+            }
+        }
         let mut keep = PageMask::EMPTY;
         let mut excluded = PageMask::EMPTY;
         // Rebuild the free list from the listable dead cells, page by page in `order` (address
@@ -218,7 +303,7 @@ impl Block {
             let (first, end) = cells_starting_in(p, cs, self.reserved());
             let mut kept = 0u32;
             for i in (first..end).rev() {
-                if live[i / 64] & (1 << (i % 64)) != 0 {
+                if held[i / 64] & (1 << (i % 64)) != 0 {
                     kept += 1;
                     continue;
                 }
@@ -252,7 +337,7 @@ impl Block {
         self.excluded = excluded;
         self.free = head;
         self.local_free = ptr::null_mut();
-        self.used = live_count;
+        self.used = live_count + pinned_count + lent_count;
         self.capacity = capacity;
         self.extended = keep;
         let released = self.charged.minus(charged);
@@ -260,7 +345,7 @@ impl Block {
             self.give_back(released, budget, os);
         }
         debug_assert!(self.is_valid());
-        if live_count == 0 {
+        if live_count + pinned_count == 0 {
             SweepResult::Empty
         } else if self.free.is_null() && !self.can_extend() {
             SweepResult::Full

@@ -89,10 +89,15 @@ impl Heap {
         let mut held = Held::default();
         let block = match self.find_free_cell(bin, &mut held) {
             Some(b) => b,
-            None => match self.extend_held(&held, charging)? {
-                Some(b) => b,
-                None => self.new_block(bin, charging)?,
-            },
+            None => {
+                if let Some(p) = self.from_hole(bin) {
+                    return Ok(p);
+                }
+                match self.extend_held(&held, charging)? {
+                    Some(b) => b,
+                    None => self.new_block(bin, charging)?,
+                }
+            }
         };
         // SAFETY: every step hands back a block queued in this bin with a free cell.
         Ok(unsafe { self.use_block(bin, block) })
@@ -163,6 +168,28 @@ impl Heap {
         }
         crate::steps::limited(crate::steps::Limit::Adopt);
         None
+    }
+
+    /// Step 2b, when lending holes (`block/lend.rs`): a cell's worth of bytes of `bin` from the
+    /// hole this heap fills, else from a hole lent at the last sweep; before any page is charged.
+    fn from_hole(&mut self, bin: usize) -> Option<NonNull<u8>> {
+        let min = self.shared.settings.lend_holes;
+        let bytes = bin_bytes(bin);
+        if min == 0 || bytes < min {
+            return None;
+        }
+        crate::steps::add(1);
+        let (next, end) = self.hole;
+        let at = if next != 0 && next + bytes <= end {
+            self.hole.0 = next + bytes;
+            next
+        } else {
+            let (start, end) = self.shared.take_hole(bytes)?;
+            self.hole = (start + bytes, end);
+            start
+        };
+        // Provenance: the block's was exposed when it was set up (`Block::init`).
+        NonNull::new(std::ptr::with_exposed_provenance_mut(at))
     }
 
     /// Steps 3 and 4: lists the cells of an idle resident page of a block we hold (no charge),

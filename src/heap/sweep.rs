@@ -20,6 +20,8 @@ impl Heap {
             "shardsweep: a lazy sweep must be finished (Heap::finish_sweep) before the next GC marks"
         );
         self.drain_delayed_all();
+        // The hole being filled is swept with its block: its rest may be lent again.
+        self.hole = (0, 0);
         let mut stats = SweepStats::default();
         let idle = self.idle_bins();
         // Detach every list, then walk them (no allocation: this may run inside the global
@@ -105,7 +107,7 @@ impl Heap {
         stats.blocks += 1;
         // SAFETY: per the contract.
         unsafe {
-            let r = shared.sweep_block(b, is_live);
+            let r = shared.sweep_block(b, is_live, false);
             stats.live_cells += (*b).used();
             let bin = (*b).bin();
             match r {

@@ -66,6 +66,8 @@ static SHARED: Shared = Shared::new(
         abandon_idle_bins: false,
         abandon_all_partial: false,
         reuse: ReuseOrder::Address,
+        lend_holes: 0,
+        hole_live: None,
     },
 );
 
