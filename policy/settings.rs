@@ -268,10 +268,10 @@ impl SpaceSettings {
             holes: read(&mut e, "SHARDSWEEP_HOLES", 0, parse_hole_bytes),
         };
         if s.holes > 0 && s.sweep == SweepMode::Lazy {
-            e.push("SHARDSWEEP_HOLES: lends holes with eager sweeping only; valid values with SHARDSWEEP_SWEEP=lazy: 0".into());
+            e.push(format!("SHARDSWEEP_HOLES={}: lends holes with eager sweeping only; valid values with SHARDSWEEP_SWEEP=lazy: 0", s.holes));
         }
         if s.holes > 0 && cfg!(feature = "vo_bit") {
-            e.push("SHARDSWEEP_HOLES: incompatible with the mmtk feature vo_bit; valid values with vo_bit: 0".into());
+            e.push(format!("SHARDSWEEP_HOLES={}: incompatible with the mmtk feature vo_bit; valid values with vo_bit: 0", s.holes));
         }
         // As mmtk's own `vo_bit = ["eager_sweeping"]`: a lazy sweep would leave dead objects'
         // VO bits set until their owner sweeps them.

@@ -482,6 +482,12 @@ def main(argv=None):
         for w in ("lusearch", "fragger"):
             S.run(f"ss64k reuse={reuse} t8 {w}", [ss64, *small(8, 16, w, "--verify")],
                   {"SHARDSWEEP_REUSE": reuse, "SHARDSWEEP_CHECK_ACCOUNTING": 1, "SHARDSWEEP_CHECK_RECLAIM": 1})
+    print("== lending holes: SHARDSWEEP_HOLES=1024 (runs of free small cells lent to larger requests)")
+    for w in ("lusearch", "fragger", "lusearch-jvm"):
+        S.run(f"ss64k holes=1024 t8 {w}", [ss64, *small(8, 16, w, "--verify")],
+              {"SHARDSWEEP_HOLES": 1024, "SHARDSWEEP_CHECK_ACCOUNTING": 1})
+    r = S.execute([ss64, *MS, "lusearch"], {"SHARDSWEEP_HOLES": 1024, "SHARDSWEEP_SWEEP": "lazy"}, timeout=60, stderr_only=True)
+    S.verdict(judge_invalid("SHARDSWEEP_HOLES=1024", "valid values with SHARDSWEEP_SWEEP=lazy: 0", r.rc, r.out), r.out)
     S.run("ss64k reuse=densest lazy t8 lusearch", [ss64, *small(8, 16, "lusearch", "--verify")],
           {"SHARDSWEEP_REUSE": "densest", "SHARDSWEEP_SWEEP": "lazy", "SHARDSWEEP_CHECK_ACCOUNTING": 1})
     r = S.execute([ss64, *small(8, 16, "lusearch")], {"SHARDSWEEP_REPORT_MUTATORS": 1}, timeout=120)
@@ -594,7 +600,8 @@ def main(argv=None):
             ("SHARDSWEEP_ADVICE=often", "valid values are dontneed, free, keep"),
             ("SHARDSWEEP_ADVICE=madv_free", "valid values are dontneed, free, keep"),
             ("SHARDSWEEP_ZERO=vm", "valid values are space, binding, poison"),
-            ("SHARDSWEEP_REUSE=random", "valid values are address, densest, sparsest")]:
+            ("SHARDSWEEP_REUSE=random", "valid values are address, densest, sparsest"),
+            ("SHARDSWEEP_HOLES=100", "valid values are 0 (off) or 256 to 65536 bytes")]:
         var, value = var_value.split("=", 1)
         r = S.execute([ss64, *MS, "lusearch"], {"RUST_BACKTRACE": 1, var: value}, timeout=60, stderr_only=True)
         S.verdict(judge_invalid(var_value, msg, r.rc, r.out), r.out)

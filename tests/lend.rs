@@ -1,6 +1,7 @@
-//! Lending holes (`Settings::lend_holes`): a sweep lends runs of free cells on kept pages to
-//! larger requests, which take them before charging a page; a lent run with a live object stays
-//! lent (its pages charged), one without is free again.
+//! Lending holes (`Settings::lend_holes`): a sweep of an abandoned block that no mutator took
+//! since the last GC lends its runs of free cells on kept pages to larger requests, which take
+//! them before charging a page; a lent run with a live object stays lent (its pages charged), one
+//! without is free again.
 
 mod common;
 
@@ -14,11 +15,30 @@ static LIVE: Mutex<Option<HashSet<usize>>> = Mutex::new(None);
 
 fn live_range(start: *mut u8, len: usize) -> bool {
     let (a, b) = (start as usize, start as usize + len);
-    LIVE.lock().unwrap().as_ref().unwrap().iter().any(|&x| a <= x && x < b)
+    LIVE.lock()
+        .unwrap()
+        .as_ref()
+        .unwrap()
+        .iter()
+        .any(|&x| a <= x && x < b)
 }
 
 fn is_live(c: *mut u8) -> bool {
-    LIVE.lock().unwrap().as_ref().unwrap().contains(&(c as usize))
+    LIVE.lock()
+        .unwrap()
+        .as_ref()
+        .unwrap()
+        .contains(&(c as usize))
+}
+
+/// A GC as the space runs one: the abandoned blocks detached first, the pool of holes cleared,
+/// the heap swept (its partly used blocks abandoned), then the detached blocks.
+fn gc(heap: &mut Heap, shared: &Shared, live: &HashSet<usize>) {
+    *LIVE.lock().unwrap() = Some(live.clone());
+    let batch = shared.detach_abandoned(bin_of(32));
+    shared.clear_hole_pool();
+    heap.sweep(&mut is_live);
+    shared.sweep_batch(batch, &mut is_live);
 }
 
 fn page_of(addr: usize) -> usize {
@@ -30,7 +50,12 @@ fn a_hole_serves_larger_requests_and_is_pinned_while_they_live() {
     if PAGES_PER_BLOCK < 4 {
         return;
     }
-    let settings = Settings { lend_holes: 1024, hole_live: Some(live_range), ..gc_settings() };
+    let settings = Settings {
+        lend_holes: 1024,
+        hole_live: Some(live_range),
+        abandon_all_partial: true,
+        ..gc_settings()
+    };
     let fx = fixture(settings, 100, usize::MAX);
     let mut heap = Heap::new_boxed(fx.shared);
     let mut cells = Vec::new();
@@ -49,20 +74,34 @@ fn a_hole_serves_larger_requests_and_is_pinned_while_they_live() {
     live.insert(on_page1[0]);
     live.insert(on_page1[99]);
     live.insert(past);
-    *LIVE.lock().unwrap() = Some(live.clone());
+    // The first GC abandons the block (its cells were just used: nothing lent); the second sweeps
+    // it untouched since, and lends.
+    gc(&mut heap, fx.shared, &live);
     let charged_before = fx.budget.charged();
-    heap.sweep(&mut is_live);
-    // SAFETY: a block of this heap; nothing allocates meanwhile.
+    gc(&mut heap, fx.shared, &live);
+    assert_eq!(fx.budget.charged(), charged_before);
+    // SAFETY: a block of this instance; nothing allocates meanwhile.
     let used = unsafe { (*block).used() };
-    assert!(used as usize >= live.len() - 1 + 98, "the lent run counts as used ({used})");
+    assert!(
+        used >= live.len() - 1 + 98,
+        "the lent runs count as used ({used})"
+    );
 
     // A 2 KiB request takes a hole (page 1's, or the rest of page 3's extension: 127 cells),
     // charging nothing.
     let big = heap.alloc(2048) as usize;
-    assert_eq!(Block::of(big as *const u8), block, "from a hole of the 32 B block: {big:#x}");
+    assert_eq!(
+        Block::of(big as *const u8),
+        block,
+        "from a hole of the 32 B block: {big:#x}"
+    );
     let pg = page_of(big);
     assert!(pg == 1 || pg == 3, "{pg}");
-    assert_eq!(fx.budget.charged(), charged_before, "no page charged for it");
+    assert_eq!(
+        fx.budget.charged(),
+        charged_before,
+        "no page charged for it"
+    );
     // Small requests never land in it.
     for _ in 0..200 {
         let c = heap.alloc(32) as usize;
@@ -73,20 +112,25 @@ fn a_hole_serves_larger_requests_and_is_pinned_while_they_live() {
     // The big object lives; nothing else on its page: the run stays lent, the page charged.
     live.retain(|&c| Block::of(c as *const u8) != block || page_of(c) != pg);
     live.insert(big);
-    *LIVE.lock().unwrap() = Some(live.clone());
-    fx.shared.clear_hole_pool();
-    heap.sweep(&mut is_live);
+    gc(&mut heap, fx.shared, &live);
     // SAFETY: as above.
-    assert!(unsafe { (*block).charged() }.contains(pg), "a pinned run keeps its page");
+    assert!(
+        unsafe { (*block).charged() }.contains(pg),
+        "a pinned run keeps its page"
+    );
     let again = heap.alloc(2048) as usize;
-    assert!(!(big <= again && again < big + 2048), "a pinned run is not lent again");
+    assert!(
+        !(big <= again && again < big + 2048),
+        "a pinned run is not lent again"
+    );
 
     // The big object dies: its page is given back.
     live.remove(&big);
     live.remove(&again);
-    *LIVE.lock().unwrap() = Some(live.clone());
-    fx.shared.clear_hole_pool();
-    heap.sweep(&mut is_live);
+    gc(&mut heap, fx.shared, &live);
     // SAFETY: as above.
-    assert!(!unsafe { (*block).charged() }.contains(pg), "a run without a live object is free again");
+    assert!(
+        !unsafe { (*block).charged() }.contains(pg),
+        "a run without a live object is free again"
+    );
 }

@@ -172,6 +172,7 @@ impl Block {
     /// `order`: the order of the rebuilt free list ([`ReuseOrder`]).
     /// An `Unswept` block (see [`Block::account`]) becomes `Queued`; the caller files it.
     /// Work: O(cells in the block).
+    #[allow(clippy::too_many_arguments)] // the settings of a sweep, each a plain value
     pub fn sweep(
         &mut self,
         is_live: &mut dyn FnMut(*mut u8) -> bool,
@@ -229,7 +230,7 @@ impl Block {
         // charged, of at least `min_bytes`; only in a block that stays (something live or pinned).
         let mut lent_count = 0u32;
         let mut lent_new = [0u64; LIVE_WORDS];
-        if let Some(l) = lend.as_deref_mut() {
+        if let Some(l) = lend {
             if live_count + pinned_count > 0 {
                 let mut run: Option<(usize, usize)> = None; // [start, end)
                 let mut close = |run: &mut Option<(usize, usize)>, l: &mut Lend<'_>| {

@@ -90,7 +90,7 @@ impl Heap {
         let block = match self.find_free_cell(bin, &mut held) {
             Some(b) => b,
             None => {
-                if let Some(p) = self.from_hole(bin) {
+                if let Some(p) = self.hole_cell(bin) {
                     return Ok(p);
                 }
                 match self.extend_held(&held, charging)? {
@@ -172,7 +172,7 @@ impl Heap {
 
     /// Step 2b, when lending holes (`block/lend.rs`): a cell's worth of bytes of `bin` from the
     /// hole this heap fills, else from a hole lent at the last sweep; before any page is charged.
-    fn from_hole(&mut self, bin: usize) -> Option<NonNull<u8>> {
+    fn hole_cell(&mut self, bin: usize) -> Option<NonNull<u8>> {
         let min = self.shared.settings.lend_holes;
         let bytes = bin_bytes(bin);
         if min == 0 || bytes < min {
