@@ -333,10 +333,6 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
                 }
             }
         }
-        // Holes lent at the last sweep and not taken are lent again by this GC's sweeps.
-        if let Some(shared) = self.shared_if_created() {
-            shared.clear_hole_pool();
-        }
         // Blocks given back by mutators outside GC return to the page resource (on a worker).
         let spare = std::mem::take(&mut *self.spare.lock().unwrap());
         for a in spare {
@@ -379,6 +375,9 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
             // After marking, before any sweep (the mutators' sweeps are queued after this).
             self.report_footprint();
         }
+        // Holes lent at the last sweep and not taken are lent again by this GC's sweeps (the
+        // mutators are stopped since the GC began: none takes one meanwhile).
+        shared.clear_hole_pool();
         work::queue_abandoned_sweeps(self, shared);
     }
 

@@ -109,13 +109,14 @@ def judge_mutator_report(run):
 FOOTPRINT_PARTS = ("header", "live", "rounding", "dead", "free", "filling", "unlisted", "tail", "idle")
 
 
-def judge_footprint_report(run, page_bytes=4096):
+def judge_footprint_report(run, page_bytes=4096, lending=False):
     """`SHARDSWEEP_REPORT_FOOTPRINT=1`: one line per GC, and on every line the parts add up to
     the reported pages exactly: (header + ... + idle) / page + kept_pages + meta_pages (with
     `count=in-use`, idle pages and kept blocks are not reported: they are left out); the
     abandoned blocks' free cells are part of `free`; `charged_by_class` is `-` or size:pages;
     `free_by_class`, `filling_by_class` and `unlisted_by_class` sum to `free`, `filling` and
-    `unlisted` exactly; `holes_small`'s buckets are nested and within `free + filling + dead`."""
+    `unlisted` exactly; `holes_small`'s buckets are nested and within `free + filling + dead`;
+    `0 <= lent_unused <= lent`, all three lent fields 0 unless `lending`, and then some GC lent."""
     lines = [fields(l) for l in run.out.splitlines() if l.startswith("shardsweep-footprint gc=")]
     gcs = num(run.json, "gc_count")
     if run.rc != 0 or gcs is None or len(lines) != gcs:
@@ -150,6 +151,11 @@ def judge_footprint_report(run, page_bytes=4096):
         h = [int(x) for x in holes.groups()]  # nested buckets, all within what the sweep frees
         if not (h[4] >= h[0] >= h[1] >= h[2] >= h[3] >= 0 and h[4] <= sum(num(f, k) for k in ("free", "filling", "dead"))):
             return False, f"footprint report gc={f.get('gc')}: holes_small {f.get('holes_small')} not nested within free + filling + dead"
+        lent = [num(f, k) for k in ("lent", "lent_runs", "lent_unused")]
+        if None in lent or not 0 <= lent[2] <= lent[0] or (not lending and lent != [0, 0, 0]) or (lent[0] > 0) != (lent[1] > 0):
+            return False, f"footprint report gc={f.get('gc')}: lent/lent_runs/lent_unused {lent} (lending {lending})"
+    if lending and not any(num(f, "lent") > 0 for f in lines):
+        return False, "footprint report: lending on, yet no GC lent a byte"
     if "shardsweep-footprint peak gc=" not in run.out:
         return False, "footprint report: no peak line at exit"
     return True, f"footprint report: {len(lines)} GCs, the parts add up to the reported pages exactly"
@@ -486,6 +492,9 @@ def main(argv=None):
     for w in ("lusearch", "fragger", "lusearch-jvm"):
         S.run(f"ss64k holes=1024 t8 {w}", [ss64, *small(8, 16, w, "--verify")],
               {"SHARDSWEEP_HOLES": 1024, "SHARDSWEEP_CHECK_ACCOUNTING": 1})
+    r = S.execute([ss64, *small(8, 16, "lusearch-jvm")], {"SHARDSWEEP_HOLES": 1024, "SHARDSWEEP_REPORT_FOOTPRINT": 1}, timeout=120)
+    ok, msg = judge_footprint_report(r, lending=True)
+    S.verdict((ok, f"holes=1024 lusearch-jvm: {msg}"), r.out)
     r = S.execute([ss64, *MS, "lusearch"], {"SHARDSWEEP_HOLES": 1024, "SHARDSWEEP_SWEEP": "lazy"}, timeout=60, stderr_only=True)
     S.verdict(judge_invalid("SHARDSWEEP_HOLES=1024", "valid values with SHARDSWEEP_SWEEP=lazy: 0", r.rc, r.out), r.out)
     S.run("ss64k reuse=densest lazy t8 lusearch", [ss64, *small(8, 16, "lusearch", "--verify")],

@@ -49,7 +49,7 @@ mod pages;
 mod retire;
 mod sweep;
 
-pub use lend::Lend;
+pub use lend::{Lend, Lent};
 pub use sweep::ReuseOrder;
 
 /// Where a block is, for the owner's bookkeeping and the debug checks.

@@ -234,6 +234,12 @@ impl Heap {
         (!b.is_null()).then_some(b)
     }
 
+    /// Bytes left in the hole this heap bump-allocates larger requests in (`block/lend.rs`): lent
+    /// memory taken from the pool and not yet used.
+    pub fn hole_left(&self) -> usize {
+        self.hole.1 - self.hole.0
+    }
+
     /// Number of blocks this heap owns (queued and full).
     pub fn owned_blocks(&self) -> usize {
         self.queues

@@ -207,6 +207,24 @@ impl Shared {
         self.holes.lock().unwrap_or_else(|e| e.into_inner()).pool.clear();
     }
 
+    /// What lending holds now ([`crate::block::Lent`]). Stop-the-world (no heap takes a hole
+    /// meanwhile, no block is freed). Work: O(lent runs).
+    pub fn lent(&self) -> crate::block::Lent {
+        let h = self.holes.lock().unwrap_or_else(|e| e.into_inner());
+        let mut out = crate::block::Lent {
+            pool: h.pool.iter().map(|&(a, b)| b - a).sum(),
+            ..Default::default()
+        };
+        for (&b, runs) in h.by_block.iter().flatten() {
+            // SAFETY: a block with lent runs is swept, not freed, while they are lent (a sweep
+            // that frees it takes its entry first); the world is stopped (the contract).
+            let cs = unsafe { (*(b as *const Block)).cell_size() };
+            out.runs += runs.len();
+            out.bytes += runs.iter().map(|&(x, y)| (y - x) as usize * cs).sum::<usize>();
+        }
+        out
+    }
+
     /// A hole of at least `bytes` from the pool (`[start, end)`), among its last 16 entries.
     pub(crate) fn take_hole(&self, bytes: usize) -> Option<(usize, usize)> {
         let mut h = self.holes.lock().unwrap_or_else(|e| e.into_inner());

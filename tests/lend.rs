@@ -86,6 +86,11 @@ fn a_hole_serves_larger_requests_and_is_pinned_while_they_live() {
         used >= live.len() - 1 + 98,
         "the lent runs count as used ({used})"
     );
+    // What the footprint report prints: every lent byte unused so far, all in the pool.
+    let lent = fx.shared.lent();
+    assert!(lent.runs >= 1 && lent.bytes >= 98 * 32, "{lent:?}");
+    assert_eq!(lent.pool, lent.bytes, "nothing taken yet: {lent:?}");
+    assert_eq!(heap.hole_left(), 0);
 
     // A 2 KiB request takes a hole (page 1's, or the rest of page 3's extension: 127 cells),
     // charging nothing.
@@ -101,6 +106,15 @@ fn a_hole_serves_larger_requests_and_is_pinned_while_they_live() {
         fx.budget.charged(),
         charged_before,
         "no page charged for it"
+    );
+    // The request took a hole from the pool; the rest of it is the heap's to fill.
+    let after = fx.shared.lent();
+    assert_eq!(after.bytes, lent.bytes, "the runs stay lent until the next sweep");
+    assert_eq!(
+        after.pool + heap.hole_left(),
+        lent.bytes - 2048,
+        "unused = lent - taken: {after:?}, heap hole {}",
+        heap.hole_left()
     );
     // Small requests never land in it.
     for _ in 0..200 {

@@ -148,14 +148,12 @@ class Ends(unittest.TestCase):
                                                   "error: linker failed")[0])
 
 
-if __name__ == "__main__":
-    unittest.main()
-
 
 class FootprintReport(unittest.TestCase):
     LINE = ("shardsweep-footprint gc={gc} reported_pages=8 meta_pages=1 kept_pages=1 header=4096 live=8000 "
             "rounding=192 dead=4096 free=0 filling=4096 unlisted=0 tail=0 idle=4096 abandoned_pages=0 free_abandoned=0 "
-            "mutators=1 free_by_class=- charged_by_class=16:2,32:1")
+            "mutators=1 free_by_class=- filling_by_class=32:4096 unlisted_by_class=- charged_by_class=16:2,32:1 "
+            "holes_small=512:0,1024:0,2048:0,4096:0,all:64 lent=0 lent_runs=0 lent_unused=0")
     JSON = '{"synthvm":{"status":"PASSED","gc_count":2}}'
 
     def run_of(self, lines, peak=True):
@@ -183,6 +181,18 @@ class FootprintReport(unittest.TestCase):
         self.assertFalse(pc.judge_footprint_report(self.run_of([self.LINE.replace("reported_pages=8", "reported_pages=6")
                                                                 .format(gc=g) for g in (1, 2)]))[0])
 
+    def test_lent_fields(self):
+        lent = self.LINE.replace("lent=0 lent_runs=0 lent_unused=0", "lent=4096 lent_runs=2 lent_unused=1024")
+        two = [lent.format(gc=1), lent.format(gc=2)]
+        self.assertTrue(pc.judge_footprint_report(self.run_of(two), lending=True)[0])
+        self.assertFalse(pc.judge_footprint_report(self.run_of(two))[0], "lent bytes with lending off")
+        self.assertFalse(pc.judge_footprint_report(
+            self.run_of([self.LINE.format(gc=g) for g in (1, 2)]), lending=True)[0], "lending on, nothing lent")
+        over = lent.replace("lent_unused=1024", "lent_unused=8192")
+        self.assertFalse(pc.judge_footprint_report(self.run_of([over.format(gc=1), over.format(gc=2)]), lending=True)[0])
+        gone = self.LINE.replace(" lent_unused=0", "")
+        self.assertFalse(pc.judge_footprint_report(self.run_of([gone.format(gc=1), gone.format(gc=2)]))[0])
+
     def test_a_missing_gc_or_peak_fails(self):
         self.assertFalse(pc.judge_footprint_report(self.run_of([self.LINE.format(gc=1)]))[0])
         self.assertFalse(pc.judge_footprint_report(
@@ -195,3 +205,7 @@ class UnclearingBinding(unittest.TestCase):
         self.assertTrue(pc.judge_unclearing_binding(good)[0])
         self.assertFalse(pc.judge_unclearing_binding(pc.Run(139, ""))[0], "a crash is not a catch")
         self.assertFalse(pc.judge_unclearing_binding(pc.Run(0, "PASSED"))[0], "a pass is not a catch")
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -7,7 +7,8 @@
 //! abandoned_pages=<A> free_abandoned=<B> mutators=<m> mutator_pages_mean=<x>
 //! mutator_pages_max=<x> free_by_class=<cell bytes>:<free bytes>,...
 //! filling_by_class=<cell bytes>:<bytes>,... unlisted_by_class=<cell bytes>:<bytes>,...
-//! charged_by_class=<cell bytes>:<pages>,... holes_small=512:<B>,1024:<B>,2048:<B>,4096:<B>,all:<B>`
+//! charged_by_class=<cell bytes>:<pages>,... holes_small=512:<B>,1024:<B>,2048:<B>,4096:<B>,all:<B>
+//! lent=<B> lent_runs=<n> lent_unused=<B>`
 //!
 //! Bytes (`B`) are those of the blocks' resident pages, split as `shardsweep::Footprint` says:
 //! block headers, live objects, their size-class rounding, dead cells (what the sweep frees),
@@ -33,6 +34,13 @@
 //! B, 1, 2 and 4 KiB, and in all holes. It says how much of the small classes' fragmentation a
 //! larger request could take if free memory of a size class served other sizes (as Immix's
 //! lines do), which a segregated free list cannot.
+//!
+//! `lent` (with `SHARDSWEEP_HOLES`, else 0): the bytes of the runs of small cells lent to larger
+//! requests (`shardsweep::Lent`), pinned ones and those lent at the last sweep, in `lent_runs`
+//! runs; `lent_unused`: the part no request has used yet (in the pool, or left in a mutator's
+//! hole). `lent - lent_unused` is what lending served since the last sweep plus what pinned runs
+//! hold. Lent cells count among the allocated cells of the split above (as `live`, `rounding`
+//! or `dead`, by what the oracle says of a cell's start), not in `free`.
 //!
 //! Not in it: the large-object space (another space of the plan, with its own pages).
 
@@ -112,10 +120,13 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
             }
         };
         let heaps: Vec<usize> = self.heaps.lock().unwrap().clone();
+        let lent = shared.lent();
+        let mut lent_unused = lent.pool;
         let (mut mutator_pages_sum, mut mutator_pages_max) = (0usize, 0usize);
         for (i, &h) in heaps.iter().enumerate() {
             // SAFETY: registered heaps are alive; the world is stopped.
             let heap = unsafe { &*(h as *const Heap) };
+            lent_unused += heap.hole_left();
             let current: Vec<*mut Block> = (1..BIN_COUNT).filter_map(|bin| heap.current_block(bin)).collect();
             let mut mine = Footprint::default();
             let mut pages = 0;
@@ -168,7 +179,8 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
         let line = format!(
             "gc={gc} count={} reported_pages={reported} meta_pages={meta_pages} kept_pages={kept_pages} {} abandoned_pages={abandoned_pages} \
              free_abandoned={free_abandoned} mutators={} mutator_pages_mean={:.1} mutator_pages_max={mutator_pages_max} \
-             free_by_class={} filling_by_class={} unlisted_by_class={} charged_by_class={} holes_small={}",
+             free_by_class={} filling_by_class={} unlisted_by_class={} charged_by_class={} holes_small={} \
+             lent={} lent_runs={} lent_unused={lent_unused}",
             if self.counts_idle() { "resident" } else { "in-use" },
             fields(&total),
             heaps.len(),
@@ -182,6 +194,8 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
                 parts.push(format!("all:{}", holes_small[HOLE_SIZES.len()]));
                 parts.join(",")
             },
+            lent.bytes,
+            lent.runs,
         );
         let counted = if self.counts_idle() {
             total.total() / PAGE_BYTES + kept_pages

@@ -20,3 +20,16 @@ pub struct Lend<'a> {
     /// Out: where the new runs start in `runs`.
     pub new_from: usize,
 }
+
+/// What lending holds at a stop-the-world point ([`crate::Shared::lent`]), for the footprint
+/// report: `bytes` = every byte the pool and the heaps' holes have not handed out
+/// (`pool` + [`crate::Heap::hole_left`] summed over the heaps) + what they handed out.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Lent {
+    /// Lent runs, pinned and new.
+    pub runs: usize,
+    /// Bytes of the cells of every lent run.
+    pub bytes: usize,
+    /// Bytes of the holes lent at the last sweep that no heap has taken yet.
+    pub pool: usize,
+}

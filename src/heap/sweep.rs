@@ -45,10 +45,10 @@ impl Heap {
         for bin in 1..BIN_COUNT {
             self.set_direct(bin);
             let first = self.queues[bin].first;
-            // SAFETY: queued blocks are live and owned.
             self.free_at_sweep[bin] = if first.is_null() {
                 ptr::null_mut()
             } else {
+                // SAFETY: queued blocks are live and owned.
                 unsafe { (*first).free }
             };
         }
@@ -69,10 +69,10 @@ impl Heap {
         }
         for (bin, idle) in idle.iter_mut().enumerate().skip(1) {
             let first = self.queues[bin].first;
-            // SAFETY: queued blocks are live and owned.
             let free_now = if first.is_null() {
                 ptr::null_mut()
             } else {
+                // SAFETY: queued blocks are live and owned.
                 unsafe { (*first).free }
             };
             *idle = self.slow_bins & (1 << bin) == 0 && free_now == self.free_at_sweep[bin];
