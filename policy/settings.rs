@@ -27,10 +27,11 @@
 //! | `SHARDSWEEP_ZERO`              | `space`, `binding`, `poison` | `binding` under mmtk-openjdk, else `space` |
 //! | `SHARDSWEEP_REUSE`             | `address`, `densest`, `sparsest` | `address`  |
 //! | `SHARDSWEEP_HOLES`             | `0` (off), or bytes 256 to 65536 | `0`        |
+//! | `SHARDSWEEP_SPILL`             | `charge`, `defer`                | `charge`   |
 //!
 //! The block size is a build-time setting of the core (`SHARDSWEEP_BLOCK_KIB`).
 
-use shardsweep::{Accounting, Advice, ReuseOrder};
+use shardsweep::{Accounting, Advice, ReuseOrder, Spill};
 
 /// Who sweeps a mutator's blocks after a GC.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -198,6 +199,9 @@ pub struct SpaceSettings {
     /// (`SHARDSWEEP_HOLES`, `shardsweep::Lend`); 0 = off. Eager sweeping with a side mark bit
     /// only.
     pub holes: usize,
+    /// Whether an extension charges the page a page's last cell spills into, or sets the cell
+    /// aside until that page is charged (`SHARDSWEEP_SPILL`, `shardsweep::Spill`).
+    pub spill: Spill,
 }
 
 /// Exit status for an invalid setting: a usage error (synthvm's `--help`: 2).
@@ -266,6 +270,7 @@ impl SpaceSettings {
             zero: read(&mut e, "SHARDSWEEP_ZERO", Zeroing::default_for(vm_type_name), Zeroing::parse),
             reuse: read(&mut e, "SHARDSWEEP_REUSE", ReuseOrder::Address, ReuseOrder::parse),
             holes: read(&mut e, "SHARDSWEEP_HOLES", 0, parse_hole_bytes),
+            spill: read(&mut e, "SHARDSWEEP_SPILL", Spill::Charge, Spill::parse),
         };
         if s.holes > 0 && s.sweep == SweepMode::Lazy {
             e.push(format!("SHARDSWEEP_HOLES={}: lends holes with eager sweeping only; valid values with SHARDSWEEP_SWEEP=lazy: 0", s.holes));
@@ -298,7 +303,7 @@ impl SpaceSettings {
 }
 
 /// The space's run-time variables (`SpaceSettings::from_env`, `report.rs`, `global.rs`).
-pub const VARIABLES: [&str; 17] = [
+pub const VARIABLES: [&str; 18] = [
     "SHARDSWEEP_ACCOUNTING",
     "SHARDSWEEP_COUNT",
     "SHARDSWEEP_SWEEP",
@@ -315,6 +320,7 @@ pub const VARIABLES: [&str; 17] = [
     "SHARDSWEEP_ZERO",
     "SHARDSWEEP_REUSE",
     "SHARDSWEEP_HOLES",
+    "SHARDSWEEP_SPILL",
     "SHARDSWEEP_PRINT_SETTINGS",
 ];
 

@@ -45,7 +45,7 @@ fn describe_settings(s: &SpaceSettings) -> String {
     format!(
         "SHARDSWEEP_BLOCK_KIB={} SHARDSWEEP_MAX_OBJECT_BYTES={} SHARDSWEEP_ACCOUNTING={} SHARDSWEEP_COUNT={} SHARDSWEEP_SWEEP={} SHARDSWEEP_ADVICE={} SHARDSWEEP_PURGE={} \
          SHARDSWEEP_DECAY={} SHARDSWEEP_ABANDON_IDLE={} SHARDSWEEP_ABANDON_ALL={} SHARDSWEEP_CHECK_ACCOUNTING={} \
-         SHARDSWEEP_CHECK_RECLAIM={} SHARDSWEEP_ZERO={} SHARDSWEEP_REUSE={} SHARDSWEEP_HOLES={}",
+         SHARDSWEEP_CHECK_RECLAIM={} SHARDSWEEP_ZERO={} SHARDSWEEP_REUSE={} SHARDSWEEP_HOLES={} SHARDSWEEP_SPILL={}",
         shardsweep::BLOCK_BYTES / 1024,
         super::MAX_OBJECT_SIZE,
         match s.accounting { Accounting::Page => "page", Accounting::Block => "block" },
@@ -61,6 +61,7 @@ fn describe_settings(s: &SpaceSettings) -> String {
         match s.zero { Zeroing::Space => "space", Zeroing::Binding => "binding", Zeroing::Poison => "poison" },
         match s.reuse { ReuseOrder::Address => "address", ReuseOrder::Densest => "densest", ReuseOrder::Sparsest => "sparsest" },
         s.holes,
+        s.spill.name(),
     )
 }
 
@@ -194,6 +195,7 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
                 abandon_idle_bins: self.settings.abandon_idle,
                 abandon_all_partial: self.settings.abandon_all,
                 reuse: self.settings.reuse,
+                spill: self.settings.spill,
                 lend_holes: self.settings.holes,
                 hole_live: Some(sweep::range_marked::<VM>),
             };

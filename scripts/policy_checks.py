@@ -488,6 +488,13 @@ def main(argv=None):
         for w in ("lusearch", "fragger"):
             S.run(f"ss64k reuse={reuse} t8 {w}", [ss64, *small(8, 16, w, "--verify")],
                   {"SHARDSWEEP_REUSE": reuse, "SHARDSWEEP_CHECK_ACCOUNTING": 1, "SHARDSWEEP_CHECK_RECLAIM": 1})
+    print("== spill: SHARDSWEEP_SPILL=defer (a page's last cell waits for its next page to be charged)")
+    for w in ("lusearch", "fragger", "lusearch-jvm"):
+        S.run(f"ss64k spill=defer t8 {w}", [ss64, *small(8, 16, w, "--verify")],
+              {"SHARDSWEEP_SPILL": "defer", "SHARDSWEEP_CHECK_ACCOUNTING": 1, "SHARDSWEEP_CHECK_RECLAIM": 1})
+    r = S.execute([ss64, *small(8, 16, "lusearch-jvm")], {"SHARDSWEEP_SPILL": "defer", "SHARDSWEEP_REPORT_FOOTPRINT": 1}, timeout=120)
+    ok, msg = judge_footprint_report(r)
+    S.verdict((ok, f"spill=defer lusearch-jvm: {msg}"), r.out)
     print("== lending holes: SHARDSWEEP_HOLES=1024 (runs of free small cells lent to larger requests)")
     for w in ("lusearch", "fragger", "lusearch-jvm"):
         S.run(f"ss64k holes=1024 t8 {w}", [ss64, *small(8, 16, w, "--verify")],
@@ -610,7 +617,8 @@ def main(argv=None):
             ("SHARDSWEEP_ADVICE=madv_free", "valid values are dontneed, free, keep"),
             ("SHARDSWEEP_ZERO=vm", "valid values are space, binding, poison"),
             ("SHARDSWEEP_REUSE=random", "valid values are address, densest, sparsest"),
-            ("SHARDSWEEP_HOLES=100", "valid values are 0 (off) or 256 to 65536 bytes")]:
+            ("SHARDSWEEP_HOLES=100", "valid values are 0 (off) or 256 to 65536 bytes"),
+            ("SHARDSWEEP_SPILL=ahead", "valid values are charge, defer")]:
         var, value = var_value.split("=", 1)
         r = S.execute([ss64, *MS, "lusearch"], {"RUST_BACKTRACE": 1, var: value}, timeout=60, stderr_only=True)
         S.verdict(judge_invalid(var_value, msg, r.rc, r.out), r.out)

@@ -50,6 +50,7 @@ mod retire;
 mod sweep;
 
 pub use lend::{Lend, Lent};
+pub use pages::Spill;
 pub use sweep::ReuseOrder;
 
 /// Where a block is, for the owner's bookkeeping and the debug checks.

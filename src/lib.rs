@@ -63,7 +63,7 @@ pub mod size_class;
 
 #[cfg(not(loom))]
 pub use {
-    block::{Block, BlockState, Lend, Lent, ReuseOrder, SweepResult},
+    block::{Block, BlockState, Lend, Lent, ReuseOrder, Spill, SweepResult},
     budget::{Accounting, CountingBudget, PageBudget},
     config::*,
     footprint::{Footprint, HOLE_SIZES},

@@ -1,7 +1,7 @@
 //! What all heaps of one allocator instance share: the block source, the page budget, the OS
 //! interface, the settings, and the per-bin stacks of abandoned blocks.
 
-use crate::block::{Block, BlockState, ReuseOrder, SweepResult};
+use crate::block::{Block, BlockState, ReuseOrder, Spill, SweepResult};
 use crate::block_stack::BlockStack;
 use crate::budget::{Accounting, PageBudget};
 use crate::no_cell::{Charging, NoCell};
@@ -28,6 +28,8 @@ pub struct Settings {
     pub abandon_all_partial: bool,
     /// The order in which a sweep lists a block's free cells ([`ReuseOrder`]).
     pub reuse: ReuseOrder,
+    /// Whether an extension charges the page its last cell spills into ([`Spill`]).
+    pub spill: Spill,
     /// Lend runs of free cells of at least this many bytes to larger requests (`block/lend.rs`);
     /// 0 = off. Garbage-collected mode with an eager sweep only, with `hole_live` set.
     pub lend_holes: usize,
@@ -43,6 +45,7 @@ impl Default for Settings {
             abandon_idle_bins: true,
             abandon_all_partial: false,
             reuse: ReuseOrder::Address,
+            spill: Spill::Charge,
             lend_holes: 0,
             hole_live: None,
         }
@@ -130,7 +133,7 @@ impl Shared {
             unsafe {
                 while (*b).can_extend() {
                     if (*b)
-                        .extend(&mut charging, self.settings.zero_cells)
+                        .extend(&mut charging, self.settings.zero_cells, self.settings.spill)
                         .is_err()
                     {
                         self.abandon(b);

@@ -117,7 +117,7 @@ fn an_emptied_block_leaves_the_count_and_a_new_header_on_it_comes_back_into_it()
     unsafe {
         assert_eq!((*nb).resident().count(), full);
         assert!((*nb).can_extend_resident());
-        assert_eq!((*nb).extend(&mut charging, true), Ok(true));
+        assert_eq!((*nb).extend(&mut charging, true, Spill::Charge), Ok(true));
         assert_eq!(fx.budget.charged(), (*nb).charged().count());
         Block::retire(nb, fx.budget);
         assert_eq!(fx.budget.charged(), 0);

@@ -96,6 +96,10 @@ fn check_structure(heap: &Heap, fx: &Fixture, model: &Model, after_sweep: bool) 
 }
 
 fn run(ops: Vec<Op>, accounting: Accounting, reuse: ReuseOrder) {
+    run_with(ops, accounting, reuse, Spill::Charge)
+}
+
+fn run_with(ops: Vec<Op>, accounting: Accounting, reuse: ReuseOrder, spill: Spill) {
     let fx = fixture(
         Settings {
             accounting,
@@ -103,6 +107,7 @@ fn run(ops: Vec<Op>, accounting: Accounting, reuse: ReuseOrder) {
             abandon_idle_bins: false,
             abandon_all_partial: false,
             reuse,
+            spill,
             lend_holes: 0,
             hole_live: None,
         },
@@ -228,6 +233,11 @@ proptest! {
     #[test]
     fn page_accounting_sparsest_first_model(ops in prop::collection::vec(op(), if cfg!(miri) { 20..60 } else { 1..400 })) {
         run(ops, Accounting::Page, ReuseOrder::Sparsest);
+    }
+
+    #[test]
+    fn page_accounting_deferred_spill_model(ops in prop::collection::vec(op(), if cfg!(miri) { 20..60 } else { 1..400 })) {
+        run_with(ops, Accounting::Page, ReuseOrder::Address, Spill::Defer);
     }
 
     #[test]

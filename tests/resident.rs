@@ -133,7 +133,7 @@ fn retired_blocks_are_dropped_unless_kept_and_then_inherited() {
             unsafe {
                 assert_eq!((*nb).resident().count(), full);
                 assert!((*nb).can_extend_resident());
-                assert_eq!((*nb).extend(&mut charging, true), Ok(true));
+                assert_eq!((*nb).extend(&mut charging, true, Spill::Charge), Ok(true));
             }
             assert_eq!(charging.pages(), 0, "inherited resident pages cost nothing");
             assert_eq!(

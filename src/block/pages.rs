@@ -1,6 +1,13 @@
 //! A block's pages: initialising a header (charging its first page, or every page under
 //! whole-block accounting, and inheriting a retired block's resident pages), and extension, one
 //! OS page of cells at a time, idle resident pages before fresh ones.
+//!
+//! A page's last cell may spill into the next page (cells do not tile 4 KiB pages: a 48 B cell
+//! crosses most page boundaries). [`Spill`] says what an extension does with it when that next
+//! page is not charged: charge it (the whole cell is listed), or set the cell aside (`excluded`,
+//! as a sweep does) until a later extension charges the next page. Under page accounting a
+//! mutator filling a block page by page then holds one charged page in reserve per block, not
+//! two; a block of 4 KiB has no spilling cell at all.
 
 use super::{cells_starting_in, Block, BlockState, MAGIC, RETIRED_MAGIC};
 use crate::budget::Accounting;
@@ -12,6 +19,37 @@ use crate::size_class::bin_bytes;
 use crate::sync::{AtomicPtr, AtomicUsize};
 use crate::thread_free::{Delay, ThreadFree};
 use std::ptr;
+
+/// What an extension does with a page's last cell when it spills into a page not yet charged
+/// (see the module doc). Whole-block accounting charges every page: nothing spills there.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Spill {
+    /// Charge the next page and list the cell (the layout's natural extension).
+    #[default]
+    Charge,
+    /// Set the cell aside until the next page is charged, if another cell starts in the page
+    /// (a page whose only cell spills charges what that cell needs, as with `Charge`).
+    Defer,
+}
+
+impl Spill {
+    /// Parses `charge` or `defer`.
+    pub fn parse(s: &str) -> Result<Spill, String> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "charge" => Ok(Spill::Charge),
+            "defer" => Ok(Spill::Defer),
+            other => Err(format!("invalid spill rule {other:?}: valid values are charge, defer")),
+        }
+    }
+
+    /// The name `parse` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            Spill::Charge => "charge",
+            Spill::Defer => "defer",
+        }
+    }
+}
 
 impl Block {
     /// Initialises a header for size class `bin` in the block at `start` and charges it (page 0,
@@ -138,15 +176,30 @@ impl Block {
 
     /// Lists the cells of one page not yet extended ([`Block::next_extension`]: idle resident
     /// pages first), charging the pages they overlap; only pages not already resident cost the
-    /// budget. `zero`: the cells must read as zero (garbage-collected mode). `Ok(false)` if there
-    /// is nothing to extend, [`NoCell::Refused`] if the budget vetoes. Work: one page of cells
-    /// (at most 512 links) plus the choice of the page (at most one overlap test per page).
-    pub fn extend(&mut self, charging: &mut Charging, zero: bool) -> Result<bool, NoCell> {
+    /// budget. `zero`: the cells must read as zero (garbage-collected mode). `spill`: whether a
+    /// last cell spilling into a page not yet charged charges it or waits ([`Spill`]).
+    /// `Ok(false)` if there is nothing to extend, [`NoCell::Refused`] if the budget vetoes.
+    /// Work: one page of cells (at most 512 links) plus the choice of the page (at most one
+    /// overlap test per page).
+    pub fn extend(&mut self, charging: &mut Charging, zero: bool, spill: Spill) -> Result<bool, NoCell> {
         let Some(p) = self.next_extension() else {
             return Ok(false);
         };
         crate::steps::extension();
-        let overlap = self.overlap(p);
+        let (first, all_end) = cells_starting_in(p, self.cell_size(), self.reserved());
+        // The last cell waits if it spills into a page not charged and is not the page's only cell.
+        let defer = spill == Spill::Defer && all_end - first >= 2 && {
+            let off = HEADER_BYTES + (all_end - 1) * self.cell_size();
+            !self
+                .charged
+                .union(PageMask::page(p))
+                .covers(PageMask::of_range(off, off + self.cell_size()))
+        };
+        let end = if defer { all_end - 1 } else { all_end };
+        let overlap = PageMask::of_range(
+            HEADER_BYTES + first * self.cell_size(),
+            HEADER_BYTES + end * self.cell_size(),
+        );
         // Counting resident pages, an idle page is counted already; counting pages in use, it
         // comes into use now (a neighbour's extension may have charged a shared page).
         let new = if charging.budget().counts_idle() {
@@ -157,12 +210,11 @@ impl Block {
         charging.charge(new.count())?;
         self.resident = self.resident.union(overlap);
         self.charged = self.charged.union(overlap);
-        let (first, end) = cells_starting_in(p, self.cell_size(), self.reserved());
         if zero && !self.dirty.intersect(overlap).is_empty() {
             let lo = self.cell(first);
             let bytes = (end - first) * self.cell_size();
-            // SAFETY: the range is exactly the cells starting in page p, none of which is listed
-            // or handed out (p was not extended), all inside the block.
+            // SAFETY: the range is exactly the cells starting in page p (less a deferred last one),
+            // none of which is listed or handed out (p was not extended), all inside the block.
             unsafe { ptr::write_bytes(lo, 0, bytes) };
         }
         // Link the new cells in address order in front of the current free list.
@@ -177,6 +229,9 @@ impl Block {
         self.free = head;
         self.capacity += (end - first) as u32;
         self.extended = self.extended.union(PageMask::page(p));
+        if defer {
+            self.excluded = self.excluded.union(PageMask::page(p));
+        }
         self.dirty = self.dirty.union(overlap);
         // Cells set aside by a sweep whose pages are charged again are listed again (at most one
         // per page: bounded by the block's pages).

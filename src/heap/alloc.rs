@@ -203,7 +203,7 @@ impl Heap {
         let zero = self.shared.settings.zero_cells;
         for b in [held.reusable, held.extendable].into_iter().flatten() {
             // SAFETY: held blocks are queued and owned by this heap.
-            if unsafe { (*b).extend(charging, zero)? } {
+            if unsafe { (*b).extend(charging, zero, self.shared.settings.spill)? } {
                 return Ok(Some(b));
             }
         }
@@ -224,7 +224,7 @@ impl Heap {
             self.take_ownership(b);
             (*b).state = BlockState::Queued;
             self.queues[bin].push_front(b);
-            if !(*b).extend(charging, shared.settings.zero_cells)? {
+            if !(*b).extend(charging, shared.settings.zero_cells, shared.settings.spill)? {
                 // A block of a class always has a page to extend.
                 debug_assert!(false, "a new block of bin {bin} could not extend");
                 return Err(NoCell::NoMemory);

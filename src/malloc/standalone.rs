@@ -17,7 +17,7 @@ use super::bounded::{self, BoundedSettings, MAX_BOUNDED_THREADS};
 use super::large_cache::LargeCache;
 use super::large_cache::CLASSES;
 use super::purge_delay::purge_delay_ms;
-use crate::block::{Block, ReuseOrder};
+use crate::block::{Block, ReuseOrder, Spill};
 use crate::block_stack::BlockStack;
 use crate::budget::{Accounting, CountingBudget};
 use crate::config::PAGE_BYTES;
@@ -66,6 +66,7 @@ static SHARED: Shared = Shared::new(
         abandon_idle_bins: false,
         abandon_all_partial: false,
         reuse: ReuseOrder::Address,
+        spill: Spill::Charge,
         lend_holes: 0,
         hole_live: None,
     },

@@ -141,6 +141,7 @@ pub fn gc_settings() -> Settings {
         abandon_idle_bins: false,
         abandon_all_partial: false,
         reuse: ReuseOrder::Address,
+        spill: Spill::Charge,
         lend_holes: 0,
         hole_live: None,
     }
