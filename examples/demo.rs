@@ -39,6 +39,7 @@ fn run(accounting: Accounting, threads: usize) -> (usize, usize) {
             abandon_idle_bins: true,
             abandon_all_partial: false,
             reuse: ReuseOrder::Address,
+            spill: Spill::Charge,
             lend_holes: 0,
             hole_live: None,
         },

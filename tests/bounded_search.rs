@@ -21,6 +21,7 @@ fn shared() -> &'static Shared {
         abandon_idle_bins: false,
         abandon_all_partial: false,
         reuse: ReuseOrder::Address,
+        spill: Spill::Charge,
         lend_holes: 0,
         hole_live: None,
     };

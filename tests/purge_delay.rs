@@ -29,6 +29,7 @@ fn fixture() -> (
         abandon_idle_bins: false,
         abandon_all_partial: false,
         reuse: ReuseOrder::Address,
+        spill: Spill::Charge,
         lend_holes: 0,
         hole_live: None,
     };
