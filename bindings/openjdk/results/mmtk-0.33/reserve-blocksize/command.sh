@@ -4,7 +4,7 @@
 # the lusearch stand-in, 4, 16 and 64 KiB blocks at the same fixed heap (31 MiB, 48 threads; 23
 # MiB, 24 threads), 2 iterations, the index built beforehand, ROUNDS interleaved repeats.
 # IMAGES: MMTk OpenJDK images l4c, l64c (this repository at 95bfd5f) and l16c (e17fc46, whose
-# defaults behave as 95bfd5f's), SHARDSWEEP_BLOCK_KIB=4, 64, 16. Then: python3 summarize.py *.out.gz
+# defaults behave as 95bfd5f's), SHARDSWEEP_BLOCK_KIB=4, 64, 16. Then: python3 ../spill/summarize.py *.out.gz
 set -uo pipefail
 ROOT=$(git rev-parse --show-toplevel); I=${IMAGES:?IMAGES: a directory with the MMTk OpenJDK images l4c, l16c, l64c}
 J=$("$ROOT/scripts/openjdk-standin-build.sh" lusearch)

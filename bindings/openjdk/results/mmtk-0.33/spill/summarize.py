@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""What SHARDSWEEP_SPILL changes: per run, the mean over its GCs (the first, during the index load,
+"""The footprint report's small-class figures (this directory: what SHARDSWEEP_SPILL changes;
+../reserve-blocksize: the block size): per run, the mean over its GCs (the first, during the index load,
 left out) of the reported pages, `unlisted` (cells on charged pages neither listed nor allocated:
 the spill pages charged ahead), the small classes' free cells (`free + filling`, cells ≤ 512 B),
 MiB; the peak reported MiB; the pages charged for cells ≤ 512 B up to the first GC and over the
