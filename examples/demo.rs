@@ -40,6 +40,7 @@ fn run(accounting: Accounting, threads: usize) -> (usize, usize) {
             abandon_all_partial: false,
             reuse: ReuseOrder::Address,
             spill: Spill::Charge,
+            adopt: Adopt::Block,
             lend_holes: 0,
             hole_live: None,
         },

@@ -28,10 +28,11 @@
 //! | `SHARDSWEEP_REUSE`             | `address`, `densest`, `sparsest` | `address`  |
 //! | `SHARDSWEEP_HOLES`             | `0` (off), or bytes 256 to 65536 | `0`        |
 //! | `SHARDSWEEP_SPILL`             | `charge`, `defer`                | `charge`   |
+//! | `SHARDSWEEP_ADOPT`             | `block`, `lease`                 | `block`    |
 //!
 //! The block size is a build-time setting of the core (`SHARDSWEEP_BLOCK_KIB`).
 
-use shardsweep::{Accounting, Advice, ReuseOrder, Spill};
+use shardsweep::{Accounting, Adopt, Advice, ReuseOrder, Spill};
 
 /// Who sweeps a mutator's blocks after a GC.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -202,6 +203,9 @@ pub struct SpaceSettings {
     /// Whether an extension charges the page a page's last cell spills into, or sets the cell
     /// aside until that page is charged (`SHARDSWEEP_SPILL`, `shardsweep::Spill`).
     pub spill: Spill,
+    /// What a mutator takes from a partly used block no mutator holds: all of it, or a lease of
+    /// a page's worth of its free cells (`SHARDSWEEP_ADOPT`, `shardsweep::Adopt`).
+    pub adopt: Adopt,
 }
 
 /// Exit status for an invalid setting: a usage error (synthvm's `--help`: 2).
@@ -271,6 +275,7 @@ impl SpaceSettings {
             reuse: read(&mut e, "SHARDSWEEP_REUSE", ReuseOrder::Address, ReuseOrder::parse),
             holes: read(&mut e, "SHARDSWEEP_HOLES", 0, parse_hole_bytes),
             spill: read(&mut e, "SHARDSWEEP_SPILL", Spill::Charge, Spill::parse),
+            adopt: read(&mut e, "SHARDSWEEP_ADOPT", Adopt::Block, Adopt::parse),
         };
         if s.holes > 0 && s.sweep == SweepMode::Lazy {
             e.push(format!("SHARDSWEEP_HOLES={}: lends holes with eager sweeping only; valid values with SHARDSWEEP_SWEEP=lazy: 0", s.holes));
@@ -303,7 +308,7 @@ impl SpaceSettings {
 }
 
 /// The space's run-time variables (`SpaceSettings::from_env`, `report.rs`, `global.rs`).
-pub const VARIABLES: [&str; 18] = [
+pub const VARIABLES: [&str; 19] = [
     "SHARDSWEEP_ACCOUNTING",
     "SHARDSWEEP_COUNT",
     "SHARDSWEEP_SWEEP",
@@ -321,6 +326,7 @@ pub const VARIABLES: [&str; 18] = [
     "SHARDSWEEP_REUSE",
     "SHARDSWEEP_HOLES",
     "SHARDSWEEP_SPILL",
+    "SHARDSWEEP_ADOPT",
     "SHARDSWEEP_PRINT_SETTINGS",
 ];
 

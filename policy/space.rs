@@ -45,7 +45,7 @@ fn describe_settings(s: &SpaceSettings) -> String {
     format!(
         "SHARDSWEEP_BLOCK_KIB={} SHARDSWEEP_MAX_OBJECT_BYTES={} SHARDSWEEP_ACCOUNTING={} SHARDSWEEP_COUNT={} SHARDSWEEP_SWEEP={} SHARDSWEEP_ADVICE={} SHARDSWEEP_PURGE={} \
          SHARDSWEEP_DECAY={} SHARDSWEEP_ABANDON_IDLE={} SHARDSWEEP_ABANDON_ALL={} SHARDSWEEP_CHECK_ACCOUNTING={} \
-         SHARDSWEEP_CHECK_RECLAIM={} SHARDSWEEP_ZERO={} SHARDSWEEP_REUSE={} SHARDSWEEP_HOLES={} SHARDSWEEP_SPILL={}",
+         SHARDSWEEP_CHECK_RECLAIM={} SHARDSWEEP_ZERO={} SHARDSWEEP_REUSE={} SHARDSWEEP_HOLES={} SHARDSWEEP_SPILL={} SHARDSWEEP_ADOPT={}",
         shardsweep::BLOCK_BYTES / 1024,
         super::MAX_OBJECT_SIZE,
         match s.accounting { Accounting::Page => "page", Accounting::Block => "block" },
@@ -62,6 +62,7 @@ fn describe_settings(s: &SpaceSettings) -> String {
         match s.reuse { ReuseOrder::Address => "address", ReuseOrder::Densest => "densest", ReuseOrder::Sparsest => "sparsest" },
         s.holes,
         s.spill.name(),
+        s.adopt.name(),
     )
 }
 
@@ -196,6 +197,7 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
                 abandon_all_partial: self.settings.abandon_all,
                 reuse: self.settings.reuse,
                 spill: self.settings.spill,
+                adopt: self.settings.adopt,
                 lend_holes: self.settings.holes,
                 hole_live: Some(sweep::range_marked::<VM>),
             };
@@ -255,8 +257,9 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
             // safepoint holds); its owner is stopped, or off the thread list and no longer
             // allocating, so we have exclusive access.
             let heap = unsafe { &mut *(h as *mut Heap) };
-            // A heap without blocks (a thread that never allocated) holds no mark.
-            if heap.owned_blocks() > 0 {
+            // A heap without blocks (a thread that never allocated) holds no mark; one with a
+            // lease holds cells the sweeps of the abandoned blocks make free again.
+            if heap.owned_blocks() > 0 || heap.leased_bytes() > 0 {
                 // Its lazy sweep, if any, was finished in this GC's prepare phase.
                 heap.sweep(&mut oracle);
             }

@@ -109,14 +109,16 @@ def judge_mutator_report(run):
 FOOTPRINT_PARTS = ("header", "live", "rounding", "dead", "free", "filling", "unlisted", "tail", "idle")
 
 
-def judge_footprint_report(run, page_bytes=4096, lending=False):
+def judge_footprint_report(run, page_bytes=4096, lending=False, leasing=False):
     """`SHARDSWEEP_REPORT_FOOTPRINT=1`: one line per GC, and on every line the parts add up to
     the reported pages exactly: (header + ... + idle) / page + kept_pages + meta_pages (with
     `count=in-use`, idle pages and kept blocks are not reported: they are left out); the
     abandoned blocks' free cells are part of `free`; `charged_by_class` is `-` or size:pages;
     `free_by_class`, `filling_by_class` and `unlisted_by_class` sum to `free`, `filling` and
     `unlisted` exactly; `holes_small`'s buckets are nested and within `free + filling + dead`;
-    `0 <= lent_unused <= lent`, all three lent fields 0 unless `lending`, and then some GC lent."""
+    `0 <= lent_unused <= lent`, all three lent fields 0 unless `lending`, and then some GC lent;
+    `0 <= leased <= dead` (leased cells count as allocated), 0 unless `leasing`, and then some GC
+    found cells on a lease."""
     lines = [fields(l) for l in run.out.splitlines() if l.startswith("shardsweep-footprint gc=")]
     gcs = num(run.json, "gc_count")
     if run.rc != 0 or gcs is None or len(lines) != gcs:
@@ -154,6 +156,11 @@ def judge_footprint_report(run, page_bytes=4096, lending=False):
         lent = [num(f, k) for k in ("lent", "lent_runs", "lent_unused")]
         if None in lent or not 0 <= lent[2] <= lent[0] or (not lending and lent != [0, 0, 0]) or (lent[0] > 0) != (lent[1] > 0):
             return False, f"footprint report gc={f.get('gc')}: lent/lent_runs/lent_unused {lent} (lending {lending})"
+        leased = num(f, "leased")
+        if leased is None or not 0 <= leased <= num(f, "dead") or (not leasing and leased != 0):
+            return False, f"footprint report gc={f.get('gc')}: leased {f.get('leased')} (dead {f.get('dead')}, leasing {leasing})"
+    if leasing and not any(num(f, "leased") > 0 for f in lines):
+        return False, "footprint report: leasing on, yet no GC found a leased cell"
     if lending and not any(num(f, "lent") > 0 for f in lines):
         return False, "footprint report: lending on, yet no GC lent a byte"
     if "shardsweep-footprint peak gc=" not in run.out:
@@ -495,6 +502,17 @@ def main(argv=None):
     r = S.execute([ss64, *small(8, 16, "lusearch-jvm")], {"SHARDSWEEP_SPILL": "defer", "SHARDSWEEP_REPORT_FOOTPRINT": 1}, timeout=120)
     ok, msg = judge_footprint_report(r)
     S.verdict((ok, f"spill=defer lusearch-jvm: {msg}"), r.out)
+    print("== adoption by lease: SHARDSWEEP_ADOPT=lease (a mutator takes a page's worth of an abandoned block's cells)")
+    for w in ("lusearch", "fragger", "lusearch-jvm"):
+        S.run(f"ss64k adopt=lease t8 {w}", [ss64, *small(8, 16, w, "--verify")],
+              {"SHARDSWEEP_ADOPT": "lease", "SHARDSWEEP_CHECK_ACCOUNTING": 1, "SHARDSWEEP_CHECK_RECLAIM": 1})
+    S.run("ss64k adopt=lease lazy t8 lusearch", [ss64, *small(8, 16, "lusearch", "--verify")],
+          {"SHARDSWEEP_ADOPT": "lease", "SHARDSWEEP_SWEEP": "lazy", "SHARDSWEEP_CHECK_ACCOUNTING": 1})
+    S.run("ss64k adopt=lease stress t4 lusearch", [ss64, *small(4, 16, "lusearch", "--verify")],
+          {"SHARDSWEEP_ADOPT": "lease", "MMTK_STRESS_FACTOR": 262144, "SHARDSWEEP_CHECK_ACCOUNTING": 1})
+    r = S.execute([ss64, *small(8, 16, "lusearch-jvm")], {"SHARDSWEEP_ADOPT": "lease", "SHARDSWEEP_REPORT_FOOTPRINT": 1}, timeout=120)
+    ok, msg = judge_footprint_report(r, leasing=True)
+    S.verdict((ok, f"adopt=lease lusearch-jvm: {msg}"), r.out)
     print("== lending holes: SHARDSWEEP_HOLES=1024 (runs of free small cells lent to larger requests)")
     for w in ("lusearch", "fragger", "lusearch-jvm"):
         S.run(f"ss64k holes=1024 t8 {w}", [ss64, *small(8, 16, w, "--verify")],
@@ -618,7 +636,8 @@ def main(argv=None):
             ("SHARDSWEEP_ZERO=vm", "valid values are space, binding, poison"),
             ("SHARDSWEEP_REUSE=random", "valid values are address, densest, sparsest"),
             ("SHARDSWEEP_HOLES=100", "valid values are 0 (off) or 256 to 65536 bytes"),
-            ("SHARDSWEEP_SPILL=ahead", "valid values are charge, defer")]:
+            ("SHARDSWEEP_SPILL=ahead", "valid values are charge, defer"),
+            ("SHARDSWEEP_ADOPT=page", "valid values are block, lease")]:
         var, value = var_value.split("=", 1)
         r = S.execute([ss64, *MS, "lusearch"], {"RUST_BACKTRACE": 1, var: value}, timeout=60, stderr_only=True)
         S.verdict(judge_invalid(var_value, msg, r.rc, r.out), r.out)

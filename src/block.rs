@@ -165,28 +165,36 @@ pub(crate) struct EmptyBlock(pub(crate) Block);
 // SAFETY: the empty block is never written after construction; its raw pointers are all null.
 unsafe impl Sync for EmptyBlock {}
 
-pub(crate) static EMPTY_BLOCK: EmptyBlock = EmptyBlock(Block {
-    free: ptr::null_mut(),
-    used: 0,
-    cell_size: 0,
-    local_free: ptr::null_mut(),
-    xthread_free: ThreadFree::new_const(),
-    extended: PageMask::EMPTY,
-    charged: PageMask::EMPTY,
-    dirty: PageMask::EMPTY,
-    pending: ptr::null_mut(),
-    excluded: PageMask::EMPTY,
-    capacity: 0,
-    reserved: 0,
-    next: ptr::null_mut(),
-    prev: ptr::null_mut(),
-    xheap: AtomicPtr::new(ptr::null_mut()),
-    xstack_next: AtomicUsize::new(0),
-    bin: 0,
-    state: BlockState::Released,
-    magic: 0,
-    resident: PageMask::EMPTY,
-});
+pub(crate) static EMPTY_BLOCK: EmptyBlock = EmptyBlock(Block::placeholder());
+
+impl Block {
+    /// A header that is no block: every list null, no pages, `Released`. The empty block, and a
+    /// heap's lease descriptors (`heap/lease.rs`), whose `free` alone is ever used.
+    pub(crate) const fn placeholder() -> Block {
+        Block {
+            free: ptr::null_mut(),
+            used: 0,
+            cell_size: 0,
+            local_free: ptr::null_mut(),
+            xthread_free: ThreadFree::new_const(),
+            extended: PageMask::EMPTY,
+            charged: PageMask::EMPTY,
+            dirty: PageMask::EMPTY,
+            pending: ptr::null_mut(),
+            excluded: PageMask::EMPTY,
+            capacity: 0,
+            reserved: 0,
+            next: ptr::null_mut(),
+            prev: ptr::null_mut(),
+            xheap: AtomicPtr::new(ptr::null_mut()),
+            xstack_next: AtomicUsize::new(0),
+            bin: 0,
+            state: BlockState::Released,
+            magic: 0,
+            resident: PageMask::EMPTY,
+        }
+    }
+}
 
 /// The placeholder as a pointer (never written through).
 #[inline(always)]

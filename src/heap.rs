@@ -14,6 +14,7 @@ use crate::no_cell::NoCell;
 use crate::shared::Shared;
 use crate::size_class::{bin_of, BIN_COUNT};
 use crate::sync::{AtomicPtr, Ordering};
+pub use lease::{lease_cells, Adopt, LEASE_BYTES};
 use queue::Queue;
 use std::ptr::{self, NonNull};
 
@@ -21,6 +22,7 @@ mod abandon;
 mod alloc;
 mod free;
 mod lazy;
+mod lease;
 mod queue;
 mod sweep;
 
@@ -69,6 +71,10 @@ pub struct Heap {
     lazy_is_live: Option<fn(*mut u8) -> bool>,
     /// The hole this heap bump-allocates larger requests in (`block/lend.rs`): next byte, end.
     hole: (usize, usize),
+    /// Per bin, the lease this heap hands cells out from under `Adopt::Lease` (`lease.rs`): a
+    /// placeholder header whose `free` lists the leased cells; the direct slots point at it
+    /// while it has one.
+    leases: [Block; BIN_COUNT],
 }
 
 // SAFETY: a heap is used by one thread at a time (its owner, or a GC worker while the owner
@@ -107,6 +113,7 @@ impl Heap {
                 unswept: [Queue::EMPTY; BIN_COUNT],
                 lazy_is_live: None,
                 hole: (0, 0),
+                leases: [const { Block::placeholder() }; BIN_COUNT],
             })
         }
     }
@@ -172,6 +179,10 @@ impl Heap {
     #[inline]
     pub fn pop_bin(&mut self, bin: usize) -> *mut u8 {
         assert!((1..BIN_COUNT).contains(&bin), "invalid bin {bin}");
+        let lease = &mut self.leases[bin];
+        if !lease.free.is_null() {
+            return lease.pop();
+        }
         let b = self.queues[bin].first;
         if b.is_null() {
             return ptr::null_mut();

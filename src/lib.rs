@@ -68,7 +68,7 @@ pub use {
     config::*,
     footprint::{Footprint, HOLE_SIZES},
     gc::AbandonedBatch,
-    heap::{Heap, SweepStats},
+    heap::{lease_cells, Adopt, Heap, SweepStats, LEASE_BYTES},
     malloc::arena::ArenaSource,
     malloc::bounded::BoundedSettings,
     malloc::standalone::{ShardSweepAlloc, Standalone},

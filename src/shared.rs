@@ -3,6 +3,7 @@
 
 use crate::block::{Block, BlockState, ReuseOrder, Spill, SweepResult};
 use crate::block_stack::BlockStack;
+use crate::heap::Adopt;
 use crate::budget::{Accounting, PageBudget};
 use crate::no_cell::{Charging, NoCell};
 use crate::os::{BlockSource, OsMemory};
@@ -30,6 +31,10 @@ pub struct Settings {
     pub reuse: ReuseOrder,
     /// Whether an extension charges the page its last cell spills into ([`Spill`]).
     pub spill: Spill,
+    /// What a heap takes from an abandoned block: all of it, or a lease of a page's worth of
+    /// its free cells ([`Adopt`]). `Lease` is for garbage-collected mode only (a sweep reclaims
+    /// the leased cells a heap did not hand out); the malloc front end adopts blocks.
+    pub adopt: Adopt,
     /// Lend runs of free cells of at least this many bytes to larger requests (`block/lend.rs`);
     /// 0 = off. Garbage-collected mode with an eager sweep only, with `hole_live` set.
     pub lend_holes: usize,
@@ -46,6 +51,7 @@ impl Default for Settings {
             abandon_all_partial: false,
             reuse: ReuseOrder::Address,
             spill: Spill::Charge,
+            adopt: Adopt::Block,
             lend_holes: 0,
             hole_live: None,
         }

@@ -22,6 +22,7 @@ fn shared() -> &'static Shared {
         abandon_all_partial: false,
         reuse: ReuseOrder::Address,
         spill: Spill::Charge,
+        adopt: Adopt::Block,
         lend_holes: 0,
         hole_live: None,
     };

@@ -207,6 +207,7 @@ fn idle_bins_are_swept_and_abandoned_at_a_lazy_gc() {
         abandon_all_partial: false,
         reuse: ReuseOrder::Address,
         spill: Spill::Charge,
+        adopt: Adopt::Block,
         lend_holes: 0,
         hole_live: None,
         ..gc_settings()

@@ -108,6 +108,7 @@ fn run_with(ops: Vec<Op>, accounting: Accounting, reuse: ReuseOrder, spill: Spil
             abandon_all_partial: false,
             reuse,
             spill,
+            adopt: Adopt::Block,
             lend_holes: 0,
             hole_live: None,
         },

@@ -30,6 +30,7 @@ fn fixture() -> (
         abandon_all_partial: false,
         reuse: ReuseOrder::Address,
         spill: Spill::Charge,
+        adopt: Adopt::Block,
         lend_holes: 0,
         hole_live: None,
     };

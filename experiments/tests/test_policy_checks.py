@@ -153,7 +153,7 @@ class FootprintReport(unittest.TestCase):
     LINE = ("shardsweep-footprint gc={gc} reported_pages=8 meta_pages=1 kept_pages=1 header=4096 live=8000 "
             "rounding=192 dead=4096 free=0 filling=4096 unlisted=0 tail=0 idle=4096 abandoned_pages=0 free_abandoned=0 "
             "mutators=1 free_by_class=- filling_by_class=32:4096 unlisted_by_class=- charged_by_class=16:2,32:1 "
-            "holes_small=512:0,1024:0,2048:0,4096:0,all:64 lent=0 lent_runs=0 lent_unused=0")
+            "holes_small=512:0,1024:0,2048:0,4096:0,all:64 lent=0 lent_runs=0 lent_unused=0 leased=0")
     JSON = '{"synthvm":{"status":"PASSED","gc_count":2}}'
 
     def run_of(self, lines, peak=True):
@@ -191,6 +191,18 @@ class FootprintReport(unittest.TestCase):
         over = lent.replace("lent_unused=1024", "lent_unused=8192")
         self.assertFalse(pc.judge_footprint_report(self.run_of([over.format(gc=1), over.format(gc=2)]), lending=True)[0])
         gone = self.LINE.replace(" lent_unused=0", "")
+        self.assertFalse(pc.judge_footprint_report(self.run_of([gone.format(gc=1), gone.format(gc=2)]))[0])
+
+    def test_leased_field(self):
+        leased = self.LINE.replace("leased=0", "leased=1024")
+        two = [leased.format(gc=1), leased.format(gc=2)]
+        self.assertTrue(pc.judge_footprint_report(self.run_of(two), leasing=True)[0])
+        self.assertFalse(pc.judge_footprint_report(self.run_of(two))[0], "leased bytes with leasing off")
+        self.assertFalse(pc.judge_footprint_report(
+            self.run_of([self.LINE.format(gc=g) for g in (1, 2)]), leasing=True)[0], "leasing on, nothing leased")
+        over = self.LINE.replace("leased=0", "leased=8192")  # more than dead=4096
+        self.assertFalse(pc.judge_footprint_report(self.run_of([over.format(gc=1), over.format(gc=2)]), leasing=True)[0])
+        gone = self.LINE.replace(" leased=0", "")
         self.assertFalse(pc.judge_footprint_report(self.run_of([gone.format(gc=1), gone.format(gc=2)]))[0])
 
     def test_a_missing_gc_or_peak_fails(self):

@@ -8,7 +8,7 @@
 //! mutator_pages_max=<x> free_by_class=<cell bytes>:<free bytes>,...
 //! filling_by_class=<cell bytes>:<bytes>,... unlisted_by_class=<cell bytes>:<bytes>,...
 //! charged_by_class=<cell bytes>:<pages>,... holes_small=512:<B>,1024:<B>,2048:<B>,4096:<B>,all:<B>
-//! lent=<B> lent_runs=<n> lent_unused=<B>`
+//! lent=<B> lent_runs=<n> lent_unused=<B> leased=<B>`
 //!
 //! Bytes (`B`) are those of the blocks' resident pages, split as `shardsweep::Footprint` says:
 //! block headers, live objects, their size-class rounding, dead cells (what the sweep frees),
@@ -41,6 +41,10 @@
 //! hole). `lent - lent_unused` is what lending served since the last sweep plus what pinned runs
 //! hold. Lent cells count among the allocated cells of the split above (as `live`, `rounding`
 //! or `dead`, by what the oracle says of a cell's start), not in `free`.
+//!
+//! `leased` (with `SHARDSWEEP_ADOPT=lease`, else 0): the bytes of the cells on the mutators'
+//! leases not yet handed out (`Heap::leased_bytes`): counted as allocated in their blocks, so a
+//! part of `dead` above, yet held by a mutator as `filling` is.
 //!
 //! Not in it: the large-object space (another space of the plan, with its own pages).
 
@@ -122,11 +126,13 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
         let heaps: Vec<usize> = self.heaps.lock().unwrap().clone();
         let lent = shared.lent();
         let mut lent_unused = lent.pool;
+        let mut leased = 0;
         let (mut mutator_pages_sum, mut mutator_pages_max) = (0usize, 0usize);
         for (i, &h) in heaps.iter().enumerate() {
             // SAFETY: registered heaps are alive; the world is stopped.
             let heap = unsafe { &*(h as *const Heap) };
             lent_unused += heap.hole_left();
+            leased += heap.leased_bytes();
             let current: Vec<*mut Block> = (1..BIN_COUNT).filter_map(|bin| heap.current_block(bin)).collect();
             let mut mine = Footprint::default();
             let mut pages = 0;
@@ -180,7 +186,7 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
             "gc={gc} count={} reported_pages={reported} meta_pages={meta_pages} kept_pages={kept_pages} {} abandoned_pages={abandoned_pages} \
              free_abandoned={free_abandoned} mutators={} mutator_pages_mean={:.1} mutator_pages_max={mutator_pages_max} \
              free_by_class={} filling_by_class={} unlisted_by_class={} charged_by_class={} holes_small={} \
-             lent={} lent_runs={} lent_unused={lent_unused}",
+             lent={} lent_runs={} lent_unused={lent_unused} leased={leased}",
             if self.counts_idle() { "resident" } else { "in-use" },
             fields(&total),
             heaps.len(),

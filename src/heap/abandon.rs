@@ -29,6 +29,8 @@ impl Heap {
         // ...then take what they delivered.
         self.drain_delayed_all();
         self.direct = [empty_block(); DIRECT_SLOTS];
+        // Leased cells not handed out wait for the next sweep of their blocks.
+        self.clear_leases();
         for i in 0..=BIN_COUNT {
             loop {
                 let b = if i < BIN_COUNT {

@@ -27,8 +27,9 @@
 //!
 //! [`MAX_DRAIN`]: crate::bounds::MAX_DRAIN
 
+use super::Adopt;
 use super::Heap;
-use crate::block::{empty_block, Block, BlockState};
+use crate::block::{Block, BlockState};
 use crate::bounds::{MAX_ADOPT, MAX_SEARCH};
 use crate::config::{DIRECT_SLOTS, MAX_DIRECT_BYTES, WORD_BYTES};
 use crate::no_cell::{Charging, NoCell};
@@ -40,7 +41,7 @@ use std::ptr::NonNull;
 /// The blocks a search met that have no free cell but can extend: the first that can extend
 /// onto idle resident pages (no charge), the first that can extend at all.
 #[derive(Default)]
-struct Held {
+pub(super) struct Held {
     reusable: Option<*mut Block>,
     extendable: Option<*mut Block>,
 }
@@ -49,7 +50,7 @@ impl Held {
     /// Files a block without a free cell: remembered if it can extend, else `false` (full).
     ///
     /// # Safety: `b` is queued and owned by the searching heap.
-    unsafe fn note(&mut self, b: *mut Block) -> bool {
+    pub(super) unsafe fn note(&mut self, b: *mut Block) -> bool {
         // SAFETY: per the contract.
         unsafe {
             if !(*b).can_extend() {
@@ -87,7 +88,19 @@ impl Heap {
         self.sweep_pending(bin);
         self.drain_delayed();
         let mut held = Held::default();
-        let block = match self.find_free_cell(bin, &mut held) {
+        let found = match self.shared.settings.adopt {
+            Adopt::Block => self.find_free_cell(bin, &mut held),
+            Adopt::Lease => match self.search_queue(bin, &mut held) {
+                Some(b) => Some(b),
+                None => {
+                    if let Some(p) = self.lease_cell(bin, &mut held) {
+                        return Ok(p);
+                    }
+                    None
+                }
+            },
+        };
+        let block = match found {
             Some(b) => b,
             None => {
                 if let Some(p) = self.hole_cell(bin) {
@@ -258,11 +271,7 @@ impl Heap {
         if lo_bytes > MAX_DIRECT_BYTES {
             return;
         }
-        let first = if self.queues[bin].first.is_null() {
-            empty_block()
-        } else {
-            self.queues[bin].first
-        };
+        let first = self.current(bin);
         let lo = lo_bytes.div_ceil(WORD_BYTES);
         // The bin's slots are only ever written together, here: if one already points at
         // `first`, all do (mimalloc's `mi_heap_queue_first_update` also skips that case). Most

@@ -63,6 +63,8 @@ impl Heap {
             "shardsweep: the previous lazy sweep was not finished before this GC"
         );
         self.drain_delayed_all();
+        // The leases' cells are swept with their blocks (on the abandoned stacks).
+        self.clear_leases();
         let idle = self.idle_bins();
         // Full blocks rejoin their bin: a bin's blocks are then all in one list.
         let mut full = std::mem::replace(&mut self.full, Queue::EMPTY);

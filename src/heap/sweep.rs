@@ -20,6 +20,8 @@ impl Heap {
             "shardsweep: a lazy sweep must be finished (Heap::finish_sweep) before the next GC marks"
         );
         self.drain_delayed_all();
+        // The leases' cells are swept with their blocks (on the abandoned stacks).
+        self.clear_leases();
         // The hole being filled is swept with its block: its rest may be lent again.
         self.hole = (0, 0);
         let mut stats = SweepStats::default();

@@ -21,7 +21,7 @@ use crate::block::{Block, ReuseOrder, Spill};
 use crate::block_stack::BlockStack;
 use crate::budget::{Accounting, CountingBudget};
 use crate::config::PAGE_BYTES;
-use crate::heap::Heap;
+use crate::heap::{Adopt, Heap};
 use crate::os::{map_aligned, prefault, unmap, Advice, Madvise, OsMemory};
 use crate::shared::{Settings, Shared};
 use crate::size_class::bin_for_aligned;
@@ -67,6 +67,7 @@ static SHARED: Shared = Shared::new(
         abandon_all_partial: false,
         reuse: ReuseOrder::Address,
         spill: Spill::Charge,
+        adopt: Adopt::Block,
         lend_holes: 0,
         hole_live: None,
     },

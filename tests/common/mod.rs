@@ -142,6 +142,7 @@ pub fn gc_settings() -> Settings {
         abandon_all_partial: false,
         reuse: ReuseOrder::Address,
         spill: Spill::Charge,
+        adopt: Adopt::Block,
         lend_holes: 0,
         hole_live: None,
     }

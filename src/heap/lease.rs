@@ -1,0 +1,155 @@
+//! The adoption unit ([`Adopt`]): what a heap takes from a partly used block no heap owns.
+//!
+//! Under `Adopt::Block` (mimalloc's way, the default) the heap adopts the whole block: it owns
+//! every free cell of it until the next sweep, however few it uses. Under a garbage collector
+//! that abandons its partly used blocks at each sweep, a mutator's first allocations after a GC
+//! adopt one block per size class, and with 64 KiB blocks each holds up to sixteen pages of free
+//! cells that no other mutator may use meanwhile: they charge fresh pages instead. That is the
+//! cost of large blocks that page accounting does not remove (issue 20, `ARCHITECTURE.md`).
+//!
+//! Under `Adopt::Lease` the heap takes a *lease*: at most a page's worth of cells
+//! ([`LEASE_BYTES`], at least one cell) off the front of the block's free list, counted as
+//! handed out in the block, and the block goes straight back to its abandoned stack, where the
+//! next heap of any thread takes the next lease. The heap hands the leased cells out from a
+//! descriptor of its own (a [`Block`] placeholder per bin, whose `free` alone is used), so the
+//! fast path is unchanged: the direct slot points at the descriptor, one branch and a pop. A
+//! block popped without a free cell is adopted whole, as under `Block` (it can only extend).
+//!
+//! Garbage-collected mode only: a leased cell never handed out counts as allocated in its block
+//! until a sweep finds it unmarked, so every sweep of the heap drops its leases first
+//! ([`Heap::clear_leases`]), and the sweep of the blocks reclaims their cells. The malloc front
+//! end, which has no sweep, never leases.
+
+use super::Heap;
+use crate::block::Block;
+use crate::bounds::MAX_ADOPT;
+use crate::config::PAGE_BYTES;
+use crate::size_class::{bin_bytes, BIN_COUNT};
+use std::ptr::{self, NonNull};
+
+/// What a heap takes from an abandoned block (see the module doc).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Adopt {
+    /// The whole block, with every free cell (mimalloc's adoption).
+    #[default]
+    Block,
+    /// A lease of at most [`LEASE_BYTES`] of its free cells; the block stays abandoned.
+    Lease,
+}
+
+impl Adopt {
+    /// Parses `block` or `lease`.
+    pub fn parse(s: &str) -> Result<Adopt, String> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "block" => Ok(Adopt::Block),
+            "lease" => Ok(Adopt::Lease),
+            other => Err(format!(
+                "invalid adoption unit {other:?}: valid values are block, lease"
+            )),
+        }
+    }
+
+    /// The name `parse` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            Adopt::Block => "block",
+            Adopt::Lease => "lease",
+        }
+    }
+}
+
+/// The most bytes of cells one lease takes: an OS page, the unit of charging (a 4 KiB block's
+/// worth of cells).
+pub const LEASE_BYTES: usize = PAGE_BYTES;
+
+/// Cells one lease of `bin` takes at most (at least one).
+#[inline]
+pub const fn lease_cells(bin: usize) -> usize {
+    let n = LEASE_BYTES / bin_bytes(bin);
+    if n == 0 {
+        1
+    } else {
+        n
+    }
+}
+
+impl Heap {
+    /// Step 2 under `Adopt::Lease`: pops abandoned blocks of the bin (at most [`MAX_ADOPT`]); the
+    /// first with a free cell gives a lease and goes back to its stack, and the lease's first cell
+    /// is returned. A block without a free cell is adopted whole into the queue (noted if it can
+    /// extend, else full), as `adopt_abandoned` does.
+    pub(super) fn lease_cell(
+        &mut self,
+        bin: usize,
+        held: &mut super::alloc::Held,
+    ) -> Option<NonNull<u8>> {
+        debug_assert!(self.leases[bin].free.is_null());
+        for _ in 0..MAX_ADOPT {
+            crate::steps::add(1);
+            let b = self.shared.adopt(bin)?;
+            // SAFETY: popping the block from its stack made us its exclusive holder, as an
+            // adopter; until we push it back no other heap can reach it.
+            unsafe {
+                (*b).collect();
+                if (*b).has_free() {
+                    let (cells, n) = (*b).take_prefix(lease_cells(bin));
+                    debug_assert!(n > 0 && (*b).is_valid());
+                    // Back on its stack unchanged but for the lease: still abandoned, no owner.
+                    self.shared.abandoned[bin].push(b);
+                    self.leases[bin].free = cells;
+                    self.set_direct(bin);
+                    let cell = self.leases[bin].pop();
+                    return NonNull::new(cell);
+                }
+                self.take_ownership(b);
+                (*b).state = crate::block::BlockState::Queued;
+                self.queues[bin].push_front(b);
+                if !held.note(b) {
+                    self.to_full(b);
+                }
+            }
+        }
+        crate::steps::limited(crate::steps::Limit::Adopt);
+        None
+    }
+
+    /// The block the fast path of `bin` pops from: the lease while it has a cell, else the
+    /// queue's first block, else the empty block.
+    #[inline]
+    pub(super) fn current(&mut self, bin: usize) -> *mut Block {
+        if !self.leases[bin].free.is_null() {
+            return &mut self.leases[bin];
+        }
+        let first = self.queues[bin].first;
+        if first.is_null() {
+            crate::block::empty_block()
+        } else {
+            first
+        }
+    }
+
+    /// Drops every lease (a sweep, or the thread's exit): the cells not handed out stay
+    /// counted as allocated in their blocks until a sweep finds them unmarked.
+    pub(super) fn clear_leases(&mut self) {
+        for bin in 1..BIN_COUNT {
+            self.leases[bin].free = ptr::null_mut();
+        }
+    }
+
+    /// Bytes of leased cells not yet handed out (stop-the-world, or the owner): cells that
+    /// count as allocated in their blocks (the footprint's `dead`) but that this heap holds.
+    pub fn leased_bytes(&self) -> usize {
+        let mut bytes = 0;
+        for bin in 1..BIN_COUNT {
+            let mut c = self.leases[bin].free;
+            let mut n = 0;
+            while !c.is_null() && n < lease_cells(bin) {
+                n += 1;
+                // SAFETY: a lease lists cells of live blocks, each holding its link.
+                c = unsafe { (*c).next };
+            }
+            bytes += n * bin_bytes(bin);
+        }
+        bytes
+    }
+}
