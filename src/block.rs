@@ -43,12 +43,14 @@ use crate::sync::{AtomicPtr, AtomicUsize};
 use crate::thread_free::ThreadFree;
 use std::ptr;
 
+mod lease;
 mod lend;
 mod lists;
 mod pages;
 mod retire;
 mod sweep;
 
+pub use lease::{lease_cells, Adopt, LEASE_BYTES};
 pub use lend::{Lend, Lent};
 pub use pages::Spill;
 pub use sweep::ReuseOrder;

@@ -14,7 +14,6 @@ use crate::no_cell::NoCell;
 use crate::shared::Shared;
 use crate::size_class::{bin_of, BIN_COUNT};
 use crate::sync::{AtomicPtr, Ordering};
-pub use lease::{lease_cells, Adopt, LEASE_BYTES};
 use queue::Queue;
 use std::ptr::{self, NonNull};
 

@@ -63,12 +63,14 @@ pub mod size_class;
 
 #[cfg(not(loom))]
 pub use {
-    block::{Block, BlockState, Lend, Lent, ReuseOrder, Spill, SweepResult},
+    block::{
+        lease_cells, Adopt, Block, BlockState, Lend, Lent, ReuseOrder, Spill, SweepResult, LEASE_BYTES,
+    },
     budget::{Accounting, CountingBudget, PageBudget},
     config::*,
     footprint::{Footprint, HOLE_SIZES},
     gc::AbandonedBatch,
-    heap::{lease_cells, Adopt, Heap, SweepStats, LEASE_BYTES},
+    heap::{Heap, SweepStats},
     malloc::arena::ArenaSource,
     malloc::bounded::BoundedSettings,
     malloc::standalone::{ShardSweepAlloc, Standalone},

@@ -1,9 +1,8 @@
 //! What all heaps of one allocator instance share: the block source, the page budget, the OS
 //! interface, the settings, and the per-bin stacks of abandoned blocks.
 
-use crate::block::{Block, BlockState, ReuseOrder, Spill, SweepResult};
+use crate::block::{Adopt, Block, BlockState, ReuseOrder, Spill, SweepResult};
 use crate::block_stack::BlockStack;
-use crate::heap::Adopt;
 use crate::budget::{Accounting, PageBudget};
 use crate::no_cell::{Charging, NoCell};
 use crate::os::{BlockSource, OsMemory};

@@ -23,34 +23,6 @@ impl Block {
         c as *mut u8
     }
 
-    /// Takes up to `max` cells off the front of `free` as a list (null if `free` is empty) and
-    /// counts them as handed out (`used`), for a lease (`heap/lease.rs`): the caller hands them
-    /// out from its own descriptor. Returns the list and its length. Work: O(`max`) links.
-    ///
-    /// # Safety
-    /// The caller holds the block exclusively (owner, or popped from an abandoned stack).
-    pub(crate) unsafe fn take_prefix(&mut self, max: usize) -> (*mut Cell, usize) {
-        debug_assert!(max > 0);
-        let first = self.free;
-        if first.is_null() {
-            return (ptr::null_mut(), 0);
-        }
-        let mut last = first;
-        let mut n = 1;
-        // SAFETY: cells on `free` are cells of this block whose first word is their link.
-        unsafe {
-            while n < max && !(*last).next.is_null() {
-                last = (*last).next;
-                n += 1;
-            }
-            self.free = (*last).next;
-            (*last).next = ptr::null_mut();
-        }
-        crate::steps::add(n);
-        self.used += n as u32;
-        (first, n)
-    }
-
     /// Frees a cell on the owner thread: onto `local_free`. Returns `true` if the block is now
     /// empty (`used == 0`).
     ///

@@ -19,7 +19,9 @@
 //! * queue search: at most [`MAX_SEARCH`] blocks, each collected (at most `MAX_COLLECT` remote
 //!   frees) and either used, remembered as extendable, or moved to the full list (O(1)), so a
 //!   block is skipped at most once between two frees into it;
-//! * adoption: at most [`MAX_ADOPT`] abandoned blocks popped (O(1) each plus a collect);
+//! * adoption: at most [`MAX_ADOPT`] abandoned blocks popped (O(1) each plus a collect); under
+//!   `Adopt::Lease` (`lease.rs`) the first with a free cell gives a lease of at most a page's
+//!   worth of cells (O(cells in a page) ≤ 512 links) and is pushed back;
 //! * extension of one block by one page (O(cells in a page) ≤ 512 links, plus the choice of an
 //!   idle resident page: at most one overlap test per page of the block);
 //! * a retired resident block or a fresh block: one call to the block source plus O(pages per
@@ -27,9 +29,8 @@
 //!
 //! [`MAX_DRAIN`]: crate::bounds::MAX_DRAIN
 
-use super::Adopt;
 use super::Heap;
-use crate::block::{Block, BlockState};
+use crate::block::{Adopt, Block, BlockState};
 use crate::bounds::{MAX_ADOPT, MAX_SEARCH};
 use crate::config::{DIRECT_SLOTS, MAX_DIRECT_BYTES, WORD_BYTES};
 use crate::no_cell::{Charging, NoCell};

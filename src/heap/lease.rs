@@ -21,57 +21,10 @@
 //! end, which has no sweep, never leases.
 
 use super::Heap;
-use crate::block::Block;
+use crate::block::{lease_cells, Block};
 use crate::bounds::MAX_ADOPT;
-use crate::config::PAGE_BYTES;
 use crate::size_class::{bin_bytes, BIN_COUNT};
 use std::ptr::{self, NonNull};
-
-/// What a heap takes from an abandoned block (see the module doc).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Adopt {
-    /// The whole block, with every free cell (mimalloc's adoption).
-    #[default]
-    Block,
-    /// A lease of at most [`LEASE_BYTES`] of its free cells; the block stays abandoned.
-    Lease,
-}
-
-impl Adopt {
-    /// Parses `block` or `lease`.
-    pub fn parse(s: &str) -> Result<Adopt, String> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "block" => Ok(Adopt::Block),
-            "lease" => Ok(Adopt::Lease),
-            other => Err(format!(
-                "invalid adoption unit {other:?}: valid values are block, lease"
-            )),
-        }
-    }
-
-    /// The name `parse` takes.
-    pub fn name(self) -> &'static str {
-        match self {
-            Adopt::Block => "block",
-            Adopt::Lease => "lease",
-        }
-    }
-}
-
-/// The most bytes of cells one lease takes: an OS page, the unit of charging (a 4 KiB block's
-/// worth of cells).
-pub const LEASE_BYTES: usize = PAGE_BYTES;
-
-/// Cells one lease of `bin` takes at most (at least one).
-#[inline]
-pub const fn lease_cells(bin: usize) -> usize {
-    let n = LEASE_BYTES / bin_bytes(bin);
-    if n == 0 {
-        1
-    } else {
-        n
-    }
-}
 
 impl Heap {
     /// Step 2 under `Adopt::Lease`: pops abandoned blocks of the bin (at most [`MAX_ADOPT`]); the
@@ -97,6 +50,8 @@ impl Heap {
                     // Back on its stack unchanged but for the lease: still abandoned, no owner.
                     self.shared.abandoned[bin].push(b);
                     self.leases[bin].free = cells;
+                    // The fast path counts pops in `used`; restarting it keeps it ≤ a lease.
+                    self.leases[bin].used = 0;
                     self.set_direct(bin);
                     let cell = self.leases[bin].pop();
                     return NonNull::new(cell);

@@ -1,0 +1,24 @@
+#!/bin/bash
+# The adoption unit under the JVM: the lusearch stand-in's minimum heap, 0.5 MiB resolution, at
+# 48, 24 and 1 threads, for one shardsweep 64K library run with SHARDSWEEP_ADOPT=block (a mutator
+# adopts a whole abandoned block) and SHARDSWEEP_ADOPT=lease (a page's worth of its free cells),
+# beside the 4K build of the same commit and MarkCompact. Interleaved by thread count and round
+# (ROUNDS, default 1 2); a minimum heap does not depend on speed, so it is taken beside other work.
+# IMAGES: MMTk OpenJDK images (bindings/openjdk/README.md) a64 and a4 (libmmtk_openjdk.so of this
+# repository at 1729a09, SHARDSWEEP_BLOCK_KIB=64 and 4) and hstock (stock mmtk 0.33.0).
+set -u
+ROOT=$(git rev-parse --show-toplevel); I=${IMAGES:?IMAGES: a directory with the MMTk OpenJDK images a64, a4, hstock}
+D=$ROOT/bindings/openjdk/results/mmtk-0.33/lease
+J=$("$ROOT/scripts/openjdk-standin-build.sh" lusearch)
+M=$ROOT/experiments/workloads/lusearch-standin/minheap.py
+for r in ${ROUNDS:-1 2}; do
+  for t in ${THREADS:-48 24 1}; do
+    for cfg in "ss64-lease a64 MarkSweep SHARDSWEEP_ADOPT=lease" "ss64-block a64 MarkSweep SHARDSWEEP_ADOPT=block" \
+               "ss4 a4 MarkSweep" "markcompact hstock MarkCompact"; do
+      set -- $cfg; label=$1; image=$2; plan=$3; shift 3
+      env MMTK_PLAN=$plan "$@" python3 "$M" "$I/$image/bin/java" --workload lusearch --jar "$J" --size default \
+        --guess $((10 + t / 3)) --threads "$t" --resolution 0.5 --timeout 300 --label "$label-r$r" --out "$D/$label" \
+        -- -XX:+UseThirdPartyHeap
+    done
+  done
+done
