@@ -28,9 +28,10 @@ use std::ptr::{self, NonNull};
 
 impl Heap {
     /// Step 2 under `Adopt::Lease`: pops abandoned blocks of the bin (at most [`MAX_ADOPT`]); the
-    /// first with a free cell gives a lease and goes back to its stack, and the lease's first cell
-    /// is returned. A block without a free cell is adopted whole into the queue (noted if it can
-    /// extend, else full), as `adopt_abandoned` does.
+    /// first with a free cell gives a lease and goes back to its stack (unless the lease took its
+    /// last free cell), and the lease's first cell is returned. A block without a free cell is
+    /// adopted whole into the queue (noted if it can extend, else full), as `adopt_abandoned`
+    /// does.
     pub(super) fn lease_cell(
         &mut self,
         bin: usize,
@@ -47,8 +48,14 @@ impl Heap {
                 if (*b).has_free() {
                     let (cells, n) = (*b).take_prefix(lease_cells(bin));
                     debug_assert!(n > 0 && (*b).is_valid());
-                    // Back on its stack unchanged but for the lease: still abandoned, no owner.
-                    self.shared.abandoned[bin].push(b);
+                    if (*b).has_free() {
+                        // Back on its stack unchanged but for the lease: still abandoned.
+                        self.shared.abandoned[bin].push(b);
+                    } else {
+                        // The lease took its last free cell: adopted whole, as below, so that
+                        // the next heap does not spend one of its pops on it.
+                        self.adopt_whole(b, held);
+                    }
                     self.leases[bin].free = cells;
                     // The fast path counts pops in `used`; restarting it keeps it ≤ a lease.
                     self.leases[bin].used = 0;
@@ -56,16 +63,27 @@ impl Heap {
                     let cell = self.leases[bin].pop();
                     return NonNull::new(cell);
                 }
-                self.take_ownership(b);
-                (*b).state = crate::block::BlockState::Queued;
-                self.queues[bin].push_front(b);
-                if !held.note(b) {
-                    self.to_full(b);
-                }
+                self.adopt_whole(b, held);
             }
         }
         crate::steps::limited(crate::steps::Limit::Adopt);
         None
+    }
+
+    /// Adopts a popped abandoned block without a free cell into its bin's queue: noted if it
+    /// can extend, else moved to the full list (where the sweep finds it).
+    ///
+    /// # Safety: the caller popped `b` from its stack (exclusive holder, on no list).
+    unsafe fn adopt_whole(&mut self, b: *mut Block, held: &mut super::alloc::Held) {
+        // SAFETY: per the contract.
+        unsafe {
+            self.take_ownership(b);
+            (*b).state = crate::block::BlockState::Queued;
+            self.queues[(*b).bin()].push_front(b);
+            if !held.note(b) {
+                self.to_full(b);
+            }
+        }
     }
 
     /// The block the fast path of `bin` pops from: the lease while it has a cell, else the
