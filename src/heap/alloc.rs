@@ -166,22 +166,35 @@ impl Heap {
         for _ in 0..MAX_ADOPT {
             crate::steps::add(1);
             let b = self.shared.adopt(bin)?;
-            // SAFETY: popping made us the owner.
-            unsafe {
-                self.take_ownership(b);
-                (*b).collect();
-                (*b).state = BlockState::Queued;
-                self.queues[bin].push_front(b);
-                if (*b).has_free() {
-                    return Some(b);
-                }
-                if !held.note(b) {
-                    self.to_full(b);
-                }
+            // SAFETY: popping the block from its stack made us its exclusive holder.
+            if unsafe { self.adopt_whole(b, held) } {
+                return Some(b);
             }
         }
         crate::steps::limited(crate::steps::Limit::Adopt);
         None
+    }
+
+    /// Adopts a popped abandoned block whole into its bin's queue, its remote frees collected:
+    /// `true` if it has a free cell; else it is noted if it can extend, or moved to the full
+    /// list (where the sweep finds it). Step 2's tail under either adoption unit.
+    ///
+    /// # Safety: the caller popped `b` from its stack (exclusive holder, on no list).
+    pub(super) unsafe fn adopt_whole(&mut self, b: *mut Block, held: &mut Held) -> bool {
+        // SAFETY: per the contract.
+        unsafe {
+            self.take_ownership(b);
+            (*b).collect();
+            (*b).state = BlockState::Queued;
+            self.queues[(*b).bin()].push_front(b);
+            if (*b).has_free() {
+                return true;
+            }
+            if !held.note(b) {
+                self.to_full(b);
+            }
+        }
+        false
     }
 
     /// Step 2b, when lending holes (`block/lend.rs`): a cell's worth of bytes of `bin` from the

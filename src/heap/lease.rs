@@ -53,7 +53,8 @@ impl Heap {
                         self.shared.abandoned[bin].push(b);
                     } else {
                         // The lease took its last free cell: adopted whole, as below, so that
-                        // the next heap does not spend one of its pops on it.
+                        // the next heap does not spend one of its pops on it (a remote free
+                        // since the collect leaves it queued with a cell: found next time).
                         self.adopt_whole(b, held);
                     }
                     self.leases[bin].free = cells;
@@ -63,27 +64,13 @@ impl Heap {
                     let cell = self.leases[bin].pop();
                     return NonNull::new(cell);
                 }
+                // Without a free cell: adopted whole (queued with a cell if a remote free came
+                // since the collect, found by the next slow path).
                 self.adopt_whole(b, held);
             }
         }
         crate::steps::limited(crate::steps::Limit::Adopt);
         None
-    }
-
-    /// Adopts a popped abandoned block without a free cell into its bin's queue: noted if it
-    /// can extend, else moved to the full list (where the sweep finds it).
-    ///
-    /// # Safety: the caller popped `b` from its stack (exclusive holder, on no list).
-    unsafe fn adopt_whole(&mut self, b: *mut Block, held: &mut super::alloc::Held) {
-        // SAFETY: per the contract.
-        unsafe {
-            self.take_ownership(b);
-            (*b).state = crate::block::BlockState::Queued;
-            self.queues[(*b).bin()].push_front(b);
-            if !held.note(b) {
-                self.to_full(b);
-            }
-        }
     }
 
     /// The block the fast path of `bin` pops from: the lease while it has a cell, else the
