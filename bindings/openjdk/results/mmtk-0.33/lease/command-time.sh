@@ -3,14 +3,16 @@
 # lusearch stand-in at 2x MarkCompact's minimum heap (19 MiB at 8 threads, 33 at 24, as
 # ../time-2x), 5 iterations, the last one timed (wall), the JVM's CPU time (user + system);
 # ROUNDS rounds (default 1 2 3), configurations in a rotated order; ratios paired within a round.
-# IMAGES: a64, a4 (this repository at 1729a09, 64 and 4 KiB blocks), hstock (stock mmtk 0.33.0).
+# IMAGES: a64, a4 (this repository at 1729a09, 64 and 4 KiB blocks), hstock (stock mmtk 0.33.0);
+# IMG64 names another 64K image (IMG64=b64: this repository at 164ff71, after c0406e9).
 #   IMAGES=<dir> command-time.sh [OUT.csv]; summary: ../time-2x/summarize.py OUT.csv
 ROOT=$(git rev-parse --show-toplevel); I=${IMAGES:?IMAGES: a directory of MMTk OpenJDK images}
 J=$("$ROOT/scripts/openjdk-standin-build.sh" lusearch)
 X=$ROOT/.build/lusearch-standin-index-default
 OUT=${1:-$ROOT/bindings/openjdk/results/mmtk-0.33/lease/time.csv}
 echo "round,threads,heap_mib,config,rc,last_iteration_ms,cpu_s" > "$OUT"
-CONFIGS=(a64:MarkSweep:lease a64:MarkSweep:block a4:MarkSweep:block hstock:Immix:-)
+G=${IMG64:-a64}
+CONFIGS=($G:MarkSweep:lease $G:MarkSweep:block a4:MarkSweep:block hstock:Immix:-)
 for r in ${ROUNDS:-1 2 3}; do
   for th in "8 19" "24 33"; do
     set -- $th; t=$1; heap=$2

@@ -5,7 +5,8 @@
 # beside the 4K build of the same commit and MarkCompact. Interleaved by thread count and round
 # (ROUNDS, default 1 2); a minimum heap does not depend on speed, so it is taken beside other work.
 # IMAGES: MMTk OpenJDK images (bindings/openjdk/README.md) a64 and a4 (libmmtk_openjdk.so of this
-# repository at 1729a09, SHARDSWEEP_BLOCK_KIB=64 and 4) and hstock (stock mmtk 0.33.0).
+# repository at 1729a09, SHARDSWEEP_BLOCK_KIB=64 and 4) and hstock (stock mmtk 0.33.0); IMG64 names
+# another 64K image (rounds 6 and later: IMG64=b64, this repository at 164ff71, after c0406e9).
 set -u
 ROOT=$(git rev-parse --show-toplevel); I=${IMAGES:?IMAGES: a directory with the MMTk OpenJDK images a64, a4, hstock}
 D=$ROOT/bindings/openjdk/results/mmtk-0.33/lease
@@ -13,7 +14,7 @@ J=$("$ROOT/scripts/openjdk-standin-build.sh" lusearch)
 M=$ROOT/experiments/workloads/lusearch-standin/minheap.py
 for r in ${ROUNDS:-1 2}; do
   for t in ${THREADS:-48 24 1}; do
-    for cfg in "ss64-lease a64 MarkSweep SHARDSWEEP_ADOPT=lease" "ss64-block a64 MarkSweep SHARDSWEEP_ADOPT=block" \
+    for cfg in "ss64-lease ${IMG64:-a64} MarkSweep SHARDSWEEP_ADOPT=lease" "ss64-block ${IMG64:-a64} MarkSweep SHARDSWEEP_ADOPT=block" \
                "ss4 a4 MarkSweep" "markcompact hstock MarkCompact"; do
       set -- $cfg; label=$1; image=$2; plan=$3; shift 3
       env MMTK_PLAN=$plan "$@" python3 "$M" "$I/$image/bin/java" --workload lusearch --jar "$J" --size default \
