@@ -12,6 +12,9 @@
 #             also runs MarkCompact, SemiSpace, Immix (--plan)           .build/target-stock
 #   ssNk      copy + --features mmtk/shardsweep, SHARDSWEEP_BLOCK_KIB=N (N = 4, 8, 16, 32, 64,
 #             128, 256); accounting is chosen at run time (SHARDSWEEP_ACCOUNTING) .build/target-ssN
+#   ssNk-maxM the same with SHARDSWEEP_MAX_OBJECT_BYTES=M (a power of two from 512 to an eighth
+#             of the block): the largest object the space serves, larger ones to the
+#             large-object space (a control of the memory studies)    .build/target-ssN-maxM
 #   malloc    copy + --features mmtk/malloc_mark_sweep (MarkSweep over libc malloc)
 #                                                                         .build/target-malloc
 #   pristine  the UNMODIFIED crate from cargo's registry (no overlay), to check that `stock`
@@ -33,6 +36,10 @@ describe() { # variant -> "target-dir|block-kib|cargo features|mmtk source"
         stock)    echo "target-stock||-|copy" ;;
         malloc)   echo "target-malloc||mmtk/malloc_mark_sweep|copy" ;;
         pristine) echo "target-pristine||-|registry" ;;
+        ss*k-max*) local k=${1#ss} m=${1##*-max}; k=${k%%k-max*}
+                  case "$k" in 4|8|16|32|64|128|256) ;; *) return 1 ;; esac
+                  case "$m" in 512|1024|2048|4096|8192|16384|32768) ;; *) return 1 ;; esac
+                  echo "target-ss$k-max$m|$k|mmtk/shardsweep|copy" ;;
         ss*k)     local k=${1#ss}; k=${k%k}
                   case "$k" in 4|8|16|32|64|128|256) echo "target-ss$k|$k|mmtk/shardsweep|copy" ;;
                                                     *) return 1 ;; esac ;;
@@ -71,21 +78,22 @@ refresh_copy() {
 
 build_one() { # variant
     local v=$1 desc dir kib feat src
-    desc=$(describe "$v") || { echo "build-variants: unknown variant '$v' (known: $ALL, ssNk)" >&2; return 2; }
+    desc=$(describe "$v") || { echo "build-variants: unknown variant '$v' (known: $ALL, ssNk, ssNk-maxM)" >&2; return 2; }
     IFS='|' read -r dir kib feat src <<<"$desc"
-    local path="$COPY"
+    local path="$COPY" maxb=""
+    case "$v" in *-max*) maxb=${v##*-max} ;; esac
     [ "$src" = registry ] && { path=$(registry_src) || { echo "mmtk-0.33.0 not in cargo's registry (run scripts/overlay.sh once)" >&2; return 1; }; }
     local args=(build --release --config "patch.crates-io.mmtk.path=\"$path\"" --target-dir "$ROOT/.build/$dir")
     [ "$feat" != - ] && args+=(--features "$feat")
     local save="$ROOT/.build/synthvm.Cargo.lock.build-variants"
     cp "$VM/Cargo.lock" "$save"
     local t0=$SECONDS rc
-    echo "build-variants: $v  (cd bindings/synthvm && ${kib:+SHARDSWEEP_BLOCK_KIB=$kib }cargo ${args[*]})"
+    echo "build-variants: $v  (cd bindings/synthvm && ${kib:+SHARDSWEEP_BLOCK_KIB=$kib }${maxb:+SHARDSWEEP_MAX_OBJECT_BYTES=$maxb }cargo ${args[*]})"
     # cargo's warnings about the mmtk copy are noise here: keep them in a log, show it on failure
     local log="$ROOT/.build/build-$v.log"
     # A cold build takes minutes on 2 cores: say every 30 s how far it is (cargo's "Compiling"
     # lines in the log; ~95 crates from cold, two after a policy change).
-    (cd "$VM" && env ${kib:+SHARDSWEEP_BLOCK_KIB=$kib} cargo "${args[@]}") >"$log" 2>&1 &
+    (cd "$VM" && env ${kib:+SHARDSWEEP_BLOCK_KIB=$kib} ${maxb:+SHARDSWEEP_MAX_OBJECT_BYTES=$maxb} cargo "${args[@]}") >"$log" 2>&1 &
     local pid=$! next=$((SECONDS + 30))
     while kill -0 $pid 2>/dev/null; do
         sleep 1
@@ -112,6 +120,7 @@ build_one() { # variant
         echo "mmtk_source=$path"
         echo "features=$feat"
         echo "block_kib=${kib:-64 (stock)}"
+        [ -n "$maxb" ] && echo "max_object_bytes=$maxb"
         echo "git_rev=$rev"
         echo "dirty_files_in_src_policy_synthvm=$dirty"
         echo "sha256=$(sha256sum "$BIN/synthvm-$v" | cut -c1-16)"
@@ -126,12 +135,12 @@ build_one() { # variant
 if [ "${1:-}" = --list ]; then
     for v in $ALL; do echo "$v: $(describe "$v")"; done; exit 0
 fi
-case "${1:-}" in -h|--help) sed -n '2,25p' "$0"; exit 0 ;; esac
+case "${1:-}" in -h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1' "$0"; exit 0 ;; esac
 VARIANTS="${*:-$ALL}"
 mkdir -p "$ROOT/.build"
 need_copy=0
 for v in $VARIANTS; do
-    d=$(describe "$v") || { echo "build-variants: unknown variant '$v' (known: $ALL, ssNk)" >&2; exit 2; }
+    d=$(describe "$v") || { echo "build-variants: unknown variant '$v' (known: $ALL, ssNk, ssNk-maxM)" >&2; exit 2; }
     [ "${d##*|}" = copy ] && need_copy=1
 done
 if [ $need_copy = 1 ]; then refresh_copy || exit 1; fi
