@@ -117,8 +117,9 @@ def judge_footprint_report(run, page_bytes=4096, lending=False, leasing=False):
     `free_by_class`, `filling_by_class` and `unlisted_by_class` sum to `free`, `filling` and
     `unlisted` exactly; `holes_small`'s buckets are nested and within `free + filling + dead`;
     `0 <= lent_unused <= lent`, all three lent fields 0 unless `lending`, and then some GC lent;
-    `0 <= leased <= dead` (leased cells count as allocated), 0 unless `leasing`, and then some GC
-    found cells on a lease."""
+    `0 <= leased <= dead` (leased cells count as allocated); with `leasing` False (SHARDSWEEP_ADOPT=
+    block) 0 on every GC, True some GC found cells on a lease, None (the default adoption, a lease,
+    where a run may never lease) either."""
     lines = [fields(l) for l in run.out.splitlines() if l.startswith("shardsweep-footprint gc=")]
     gcs = num(run.json, "gc_count")
     if run.rc != 0 or gcs is None or len(lines) != gcs:
@@ -157,7 +158,7 @@ def judge_footprint_report(run, page_bytes=4096, lending=False, leasing=False):
         if None in lent or not 0 <= lent[2] <= lent[0] or (not lending and lent != [0, 0, 0]) or (lent[0] > 0) != (lent[1] > 0):
             return False, f"footprint report gc={f.get('gc')}: lent/lent_runs/lent_unused {lent} (lending {lending})"
         leased = num(f, "leased")
-        if leased is None or not 0 <= leased <= num(f, "dead") or (not leasing and leased != 0):
+        if leased is None or not 0 <= leased <= num(f, "dead") or (leasing is False and leased != 0):
             return False, f"footprint report gc={f.get('gc')}: leased {f.get('leased')} (dead {f.get('dead')}, leasing {leasing})"
     if leasing and not any(num(f, "leased") > 0 for f in lines):
         return False, "footprint report: leasing on, yet no GC found a leased cell"
@@ -470,7 +471,7 @@ def main(argv=None):
         S.run(name, [ss64, *small(8, 16, w, "--verify")], {"SHARDSWEEP_COUNT": "in-use", **env})
     r = S.execute([ss64, *small(8, 16, "lusearch")], {"SHARDSWEEP_REPORT_FOOTPRINT": 1, "SHARDSWEEP_COUNT": "in-use"},
                   timeout=120)
-    ok, msg = judge_footprint_report(r)
+    ok, msg = judge_footprint_report(r, leasing=None)
     S.verdict((ok and "count=in-use" in r.out, f"count=in-use: {msg}"), r.out)
 
     print("== documented defaults are the code's (scripts/check-doc-defaults.py)")
@@ -500,12 +501,14 @@ def main(argv=None):
         S.run(f"ss64k spill=defer t8 {w}", [ss64, *small(8, 16, w, "--verify")],
               {"SHARDSWEEP_SPILL": "defer", "SHARDSWEEP_CHECK_ACCOUNTING": 1, "SHARDSWEEP_CHECK_RECLAIM": 1})
     r = S.execute([ss64, *small(8, 16, "lusearch-jvm")], {"SHARDSWEEP_SPILL": "defer", "SHARDSWEEP_REPORT_FOOTPRINT": 1}, timeout=120)
-    ok, msg = judge_footprint_report(r)
+    ok, msg = judge_footprint_report(r, leasing=None)
     S.verdict((ok, f"spill=defer lusearch-jvm: {msg}"), r.out)
-    print("== adoption by lease: SHARDSWEEP_ADOPT=lease (a mutator takes a page's worth of an abandoned block's cells)")
-    for w in ("lusearch", "fragger", "lusearch-jvm"):
-        S.run(f"ss64k adopt=lease t8 {w}", [ss64, *small(8, 16, w, "--verify")],
-              {"SHARDSWEEP_ADOPT": "lease", "SHARDSWEEP_CHECK_ACCOUNTING": 1, "SHARDSWEEP_CHECK_RECLAIM": 1})
+    print("== adoption: SHARDSWEEP_ADOPT=lease (the default: a mutator takes a page's worth of an abandoned block's"
+          " cells) and =block (the whole block)")
+    for adopt in ("lease", "block"):
+        for w in ("lusearch", "fragger", "lusearch-jvm"):
+            S.run(f"ss64k adopt={adopt} t8 {w}", [ss64, *small(8, 16, w, "--verify")],
+                  {"SHARDSWEEP_ADOPT": adopt, "SHARDSWEEP_CHECK_ACCOUNTING": 1, "SHARDSWEEP_CHECK_RECLAIM": 1})
     S.run("ss64k adopt=lease lazy t8 lusearch", [ss64, *small(8, 16, "lusearch", "--verify")],
           {"SHARDSWEEP_ADOPT": "lease", "SHARDSWEEP_SWEEP": "lazy", "SHARDSWEEP_CHECK_ACCOUNTING": 1})
     S.run("ss64k adopt=lease stress t4 lusearch", [ss64, *small(4, 16, "lusearch", "--verify")],
@@ -513,6 +516,9 @@ def main(argv=None):
     r = S.execute([ss64, *small(8, 16, "lusearch-jvm")], {"SHARDSWEEP_ADOPT": "lease", "SHARDSWEEP_REPORT_FOOTPRINT": 1}, timeout=120)
     ok, msg = judge_footprint_report(r, leasing=True)
     S.verdict((ok, f"adopt=lease lusearch-jvm: {msg}"), r.out)
+    r = S.execute([ss64, *small(8, 16, "lusearch-jvm")], {"SHARDSWEEP_ADOPT": "block", "SHARDSWEEP_REPORT_FOOTPRINT": 1}, timeout=120)
+    ok, msg = judge_footprint_report(r, leasing=False)
+    S.verdict((ok, f"adopt=block lusearch-jvm: {msg}"), r.out)
     print("== lending holes: SHARDSWEEP_HOLES=1024 (runs of free small cells lent to larger requests)")
     for w in ("lusearch", "fragger", "lusearch-jvm"):
         S.run(f"ss64k holes=1024 t8 {w}", [ss64, *small(8, 16, w, "--verify")],
@@ -528,7 +534,7 @@ def main(argv=None):
     S.verdict(judge_mutator_report(r), r.out)
     for sweep_mode in ("eager", "lazy"):
         r = S.execute([ss64, *small(8, 16, "lusearch")], {"SHARDSWEEP_REPORT_FOOTPRINT": 1, "SHARDSWEEP_SWEEP": sweep_mode}, timeout=120)
-        ok, msg = judge_footprint_report(r)
+        ok, msg = judge_footprint_report(r, leasing=None)
         S.verdict((ok, f"{sweep_mode}: {msg}"), r.out)
 
     print("== vo_bit build")

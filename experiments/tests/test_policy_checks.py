@@ -200,7 +200,11 @@ class FootprintReport(unittest.TestCase):
         self.assertFalse(pc.judge_footprint_report(self.run_of(two))[0], "leased bytes with leasing off")
         self.assertFalse(pc.judge_footprint_report(
             self.run_of([self.LINE.format(gc=g) for g in (1, 2)]), leasing=True)[0], "leasing on, nothing leased")
+        may = [self.LINE.format(gc=g) for g in (1, 2)]  # the default adoption: leasing or not
+        self.assertTrue(pc.judge_footprint_report(self.run_of(two), leasing=None)[0])
+        self.assertTrue(pc.judge_footprint_report(self.run_of(may), leasing=None)[0])
         over = self.LINE.replace("leased=0", "leased=8192")  # more than dead=4096
+        self.assertFalse(pc.judge_footprint_report(self.run_of([over.format(gc=1), over.format(gc=2)]), leasing=None)[0])
         self.assertFalse(pc.judge_footprint_report(self.run_of([over.format(gc=1), over.format(gc=2)]), leasing=True)[0])
         gone = self.LINE.replace(" leased=0", "")
         self.assertFalse(pc.judge_footprint_report(self.run_of([gone.format(gc=1), gone.format(gc=2)]))[0])

@@ -1,19 +1,21 @@
 //! The adoption unit ([`Adopt`]): what a heap takes from a partly used block no heap owns.
 //!
-//! Under `Adopt::Block` (mimalloc's way, the default) the heap adopts the whole block: it owns
-//! every free cell of it until the next sweep, however few it uses. Under a garbage collector
-//! that abandons its partly used blocks at each sweep, a mutator's first allocations after a GC
-//! adopt one block per size class, and with 64 KiB blocks each holds up to sixteen pages of free
-//! cells that no other mutator may use meanwhile: they charge fresh pages instead. That is the
-//! cost of large blocks that page accounting does not remove (issue 20, `ARCHITECTURE.md`).
+//! Under `Adopt::Block` (mimalloc's way; the core's default, which the malloc front end keeps)
+//! the heap adopts the whole block: it owns every free cell of it until the next sweep, however
+//! few it uses. Under a garbage collector that abandons its partly used blocks at each sweep, a
+//! mutator's first allocations after a GC adopt one block per size class, and with 64 KiB blocks
+//! each holds up to sixteen pages of free cells that no other mutator may use meanwhile: they
+//! charge fresh pages instead. That is the cost of large blocks that page accounting does not
+//! remove (issue 20, `ARCHITECTURE.md`).
 //!
-//! Under `Adopt::Lease` the heap takes a *lease*: at most a page's worth of cells
-//! ([`LEASE_BYTES`], at least one cell) off the front of the block's free list, counted as
-//! handed out in the block, and the block goes straight back to its abandoned stack, where the
-//! next heap of any thread takes the next lease. The heap hands the leased cells out from a
-//! descriptor of its own (a [`Block`] placeholder per bin, whose `free` alone is used), so the
-//! fast path is unchanged: the direct slot points at the descriptor, one branch and a pop. A
-//! block popped without a free cell is adopted whole, as under `Block` (it can only extend).
+//! Under `Adopt::Lease` (the MMTk space's default, `SHARDSWEEP_ADOPT`) the heap takes a *lease*:
+//! at most a page's worth of cells ([`LEASE_BYTES`], at least one cell) off the front of the
+//! block's free list, counted as handed out in the block, and the block goes straight back to
+//! its abandoned stack, where the next heap of any thread takes the next lease. The heap hands
+//! the leased cells out from a descriptor of its own (a [`Block`] placeholder per bin, whose
+//! `free` alone is used), so the fast path is unchanged: the direct slot points at the
+//! descriptor, one branch and a pop. A block popped without a free cell is adopted whole, as
+//! under `Block` (it can only extend).
 //!
 //! Garbage-collected mode only: a leased cell never handed out counts as allocated in its block
 //! until a sweep finds it unmarked, so every sweep of the heap drops its leases first
