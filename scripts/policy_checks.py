@@ -524,7 +524,7 @@ def main(argv=None):
         S.run(f"ss64k holes=1024 t8 {w}", [ss64, *small(8, 16, w, "--verify")],
               {"SHARDSWEEP_HOLES": 1024, "SHARDSWEEP_CHECK_ACCOUNTING": 1})
     r = S.execute([ss64, *small(8, 16, "lusearch-jvm")], {"SHARDSWEEP_HOLES": 1024, "SHARDSWEEP_REPORT_FOOTPRINT": 1}, timeout=120)
-    ok, msg = judge_footprint_report(r, lending=True)
+    ok, msg = judge_footprint_report(r, lending=True, leasing=None)
     S.verdict((ok, f"holes=1024 lusearch-jvm: {msg}"), r.out)
     r = S.execute([ss64, *MS, "lusearch"], {"SHARDSWEEP_HOLES": 1024, "SHARDSWEEP_SWEEP": "lazy"}, timeout=60, stderr_only=True)
     S.verdict(judge_invalid("SHARDSWEEP_HOLES=1024", "valid values with SHARDSWEEP_SWEEP=lazy: 0", r.rc, r.out), r.out)
