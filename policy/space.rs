@@ -12,6 +12,7 @@ mod budget;
 mod check;
 mod footprint;
 mod idle;
+mod large_objects;
 mod mmtk_space;
 mod sft;
 mod source;
@@ -34,7 +35,7 @@ use crate::util::{Address, ObjectReference};
 use crate::vm::{ObjectModel, Scanning, VMBinding};
 use super::purge::DeferredPurge;
 use shardsweep::{CountingBudget, Heap, Madvise, OsMemory, PageBudget, Settings, Shared};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// The effective settings as `SHARDSWEEP_X=value` pairs (what `SHARDSWEEP_PRINT_SETTINGS=1`
@@ -101,6 +102,9 @@ pub struct ShardSweepSpace<VM: VMBinding> {
     released: Mutex<Vec<usize>>,
     /// GCs seen by the end-of-GC checks.
     gcs: AtomicUsize,
+    /// The plan's large-object space, for the footprint report (null until the seam notes it;
+    /// large_objects.rs).
+    xlos: AtomicPtr<crate::policy::largeobjectspace::LargeObjectSpace<VM>>,
 }
 
 // SAFETY: the space's shared state is atomics, mutexes, the page resource (itself thread-safe)
@@ -151,6 +155,7 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
             heaps: Mutex::new(Vec::new()),
             released: Mutex::new(Vec::new()),
             gcs: AtomicUsize::new(0),
+            xlos: AtomicPtr::new(std::ptr::null_mut()),
         }
     }
 
@@ -394,6 +399,10 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
             self.trim_idle_after_gc();
         }
         self.check_after_gc();
+        if footprint::footprint_level() > 0 {
+            // After the large-object space's sweep (the plan's `release`).
+            self.report_large_objects(footprint::reported_gcs());
+        }
         self.pr.flush_all();
         // Relaxed: see `prepare`.
         self.xin_gc.store(false, Ordering::Relaxed);

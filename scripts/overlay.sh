@@ -18,7 +18,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VERSION="0.33.0"
 DEST="${OVERLAY_DEST:-$ROOT/.build/mmtk-$VERSION-shardsweep}"
 POLICY="$ROOT/policy"
-SPACE_FILES=(mod.rs space.rs space/sft.rs space/mmtk_space.rs space/trace.rs space/source.rs space/budget.rs space/idle.rs space/footprint.rs
+SPACE_FILES=(mod.rs space.rs space/sft.rs space/mmtk_space.rs space/trace.rs space/source.rs space/budget.rs space/idle.rs space/footprint.rs space/large_objects.rs
              space/check.rs region.rs allocator.rs sweep.rs settings.rs work.rs purge.rs report.rs)
 
 # 1. Locate the pristine crate through cargo itself: fetch a throw-away manifest that depends on it.

@@ -109,7 +109,39 @@ def judge_mutator_report(run):
 FOOTPRINT_PARTS = ("header", "live", "rounding", "dead", "free", "filling", "unlisted", "tail", "idle")
 
 
-def judge_footprint_report(run, page_bytes=4096, lending=False, leasing=False):
+def judge_large_objects(run, lines, page_bytes=4096, large_objects=False):
+    """The large-object space beside the footprint report (policy/space/large_objects.rs): every
+    footprint line says `los_pages` (before the sweeps), and one `shardsweep-footprint-los` line
+    per GC with the same gc number says what survived there: `by_size` sums to `objects` and
+    `bytes` exactly, each object takes whole pages (`bytes <= object_pages * page < bytes +
+    objects * page`), `objects <= object_pages <= pages <= los_pages` (the sweep only frees).
+    With `large_objects` some GC must find a live large object."""
+    los = {l.split()[1]: fields(l) for l in run.out.splitlines() if l.startswith("shardsweep-footprint-los gc=")}
+    if len(los) != len(lines) or any(f"gc={f.get('gc')}" not in los for f in lines):
+        return False, f"large objects: {len(los)} shardsweep-footprint-los lines for {len(lines)} footprint lines"
+    for f in lines:
+        g = los[f"gc={f.get('gc')}"]
+        before = num(f, "los_pages")
+        pages, objects, bytes_, opages = (num(g, k) for k in ("pages", "objects", "bytes", "object_pages"))
+        if None in (before, pages, objects, bytes_, opages):
+            return False, f"large objects gc={f.get('gc')}: a field is missing"
+        split = g.get("by_size", "")
+        if not re.fullmatch(r"-|\d+:\d+:\d+(,\d+:\d+:\d+)*", split):
+            return False, f"large objects gc={f.get('gc')}: by_size {split!r} malformed"
+        bins = [[int(x) for x in kv.split(":")] for kv in split.split(",") if ":" in kv]
+        if sum(b[1] for b in bins) != objects or sum(b[2] for b in bins) != bytes_:
+            return False, f"large objects gc={f.get('gc')}: by_size {split} does not sum to {objects} objects, {bytes_} B"
+        if not (bytes_ <= opages * page_bytes and (objects == 0 or opages * page_bytes < bytes_ + objects * page_bytes)):
+            return False, f"large objects gc={f.get('gc')}: {bytes_} B in {objects} objects on {opages} pages"
+        if not objects <= opages <= pages <= before:
+            return False, (f"large objects gc={f.get('gc')}: objects {objects} <= object_pages {opages} <= "
+                           f"pages {pages} <= los_pages {before} fails")
+    if large_objects and not any(num(g, "objects") > 0 for g in los.values()):
+        return False, "large objects: no GC found a live large object"
+    return True, f"{sum(num(g, 'objects') for g in los.values())} large objects over {len(los)} GCs"
+
+
+def judge_footprint_report(run, page_bytes=4096, lending=False, leasing=False, large_objects=False):
     """`SHARDSWEEP_REPORT_FOOTPRINT=1`: one line per GC, and on every line the parts add up to
     the reported pages exactly: (header + ... + idle) / page + kept_pages + meta_pages (with
     `count=in-use`, idle pages and kept blocks are not reported: they are left out); the
@@ -119,7 +151,8 @@ def judge_footprint_report(run, page_bytes=4096, lending=False, leasing=False):
     `0 <= lent_unused <= lent`, all three lent fields 0 unless `lending`, and then some GC lent;
     `0 <= leased <= dead` (leased cells count as allocated); with `leasing` False (SHARDSWEEP_ADOPT=
     block) 0 on every GC, True some GC found cells on a lease, None (the default adoption, a lease,
-    where a run may never lease) either."""
+    where a run may never lease) either; the large-object space's figures as `judge_large_objects`
+    says."""
     lines = [fields(l) for l in run.out.splitlines() if l.startswith("shardsweep-footprint gc=")]
     gcs = num(run.json, "gc_count")
     if run.rc != 0 or gcs is None or len(lines) != gcs:
@@ -166,7 +199,10 @@ def judge_footprint_report(run, page_bytes=4096, lending=False, leasing=False):
         return False, "footprint report: lending on, yet no GC lent a byte"
     if "shardsweep-footprint peak gc=" not in run.out:
         return False, "footprint report: no peak line at exit"
-    return True, f"footprint report: {len(lines)} GCs, the parts add up to the reported pages exactly"
+    ok, msg = judge_large_objects(run, lines, page_bytes, large_objects)
+    if not ok:
+        return False, f"footprint report: {msg}"
+    return True, f"footprint report: {len(lines)} GCs, the parts add up to the reported pages exactly; {msg}"
 
 
 def judge_unclearing_binding(run):
@@ -514,10 +550,10 @@ def main(argv=None):
     S.run("ss64k adopt=lease stress t4 lusearch", [ss64, *small(4, 16, "lusearch", "--verify")],
           {"SHARDSWEEP_ADOPT": "lease", "MMTK_STRESS_FACTOR": 262144, "SHARDSWEEP_CHECK_ACCOUNTING": 1})
     r = S.execute([ss64, *small(8, 16, "lusearch-jvm")], {"SHARDSWEEP_ADOPT": "lease", "SHARDSWEEP_REPORT_FOOTPRINT": 1}, timeout=120)
-    ok, msg = judge_footprint_report(r, leasing=True)
+    ok, msg = judge_footprint_report(r, leasing=True, large_objects=True)
     S.verdict((ok, f"adopt=lease lusearch-jvm: {msg}"), r.out)
     r = S.execute([ss64, *small(8, 16, "lusearch-jvm")], {"SHARDSWEEP_ADOPT": "block", "SHARDSWEEP_REPORT_FOOTPRINT": 1}, timeout=120)
-    ok, msg = judge_footprint_report(r, leasing=False)
+    ok, msg = judge_footprint_report(r, leasing=False, large_objects=True)
     S.verdict((ok, f"adopt=block lusearch-jvm: {msg}"), r.out)
     print("== lending holes: SHARDSWEEP_HOLES=1024 (runs of free small cells lent to larger requests)")
     for w in ("lusearch", "fragger", "lusearch-jvm"):

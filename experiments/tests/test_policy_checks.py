@@ -2,6 +2,7 @@
 """Unit tests of scripts/policy_checks.py's parsing and judgements on made-up outputs (no
 synthvm): each check passes on a good output and fails on a bad one."""
 import json
+import re
 import sys
 import unittest
 from pathlib import Path
@@ -153,12 +154,35 @@ class FootprintReport(unittest.TestCase):
     LINE = ("shardsweep-footprint gc={gc} reported_pages=8 meta_pages=1 kept_pages=1 header=4096 live=8000 "
             "rounding=192 dead=4096 free=0 filling=4096 unlisted=0 tail=0 idle=4096 abandoned_pages=0 free_abandoned=0 "
             "mutators=1 free_by_class=- filling_by_class=32:4096 unlisted_by_class=- charged_by_class=16:2,32:1 "
-            "holes_small=512:0,1024:0,2048:0,4096:0,all:64 lent=0 lent_runs=0 lent_unused=0 leased=0")
+            "holes_small=512:0,1024:0,2048:0,4096:0,all:64 lent=0 lent_runs=0 lent_unused=0 leased=0 los_pages=5")
+    LOS = "shardsweep-footprint-los gc={gc} pages=3 objects=1 bytes=5000 object_pages=2 by_size=4096:1:5000"
     JSON = '{"synthvm":{"status":"PASSED","gc_count":2}}'
 
-    def run_of(self, lines, peak=True):
-        out = "\n".join(lines + (["shardsweep-footprint peak gc=1"] if peak else []) + [self.JSON])
+    def run_of(self, lines, peak=True, los=None):
+        """A run with these footprint lines, each followed by its large-object line (`los`, a
+        template with `{gc}`, default `LOS`)."""
+        out = []
+        for line in lines:
+            gc = re.search(r"gc=(\d+)", line).group(1)
+            out += [line, (los or self.LOS).format(gc=gc)]
+        out = "\n".join(out + (["shardsweep-footprint peak gc=1"] if peak else []) + [self.JSON])
         return pc.Run(0, out)
+
+    def test_large_objects(self):
+        two = [self.LINE.format(gc=g) for g in (1, 2)]
+        self.assertTrue(pc.judge_footprint_report(self.run_of(two), large_objects=True)[0])
+        none = "shardsweep-footprint-los gc={gc} pages=0 objects=0 bytes=0 object_pages=0 by_size=-"
+        self.assertTrue(pc.judge_footprint_report(self.run_of(two, los=none))[0])
+        self.assertFalse(pc.judge_footprint_report(self.run_of(two, los=none), large_objects=True)[0],
+                         "no large object, yet asked for")
+        for bad in (self.LOS.replace("by_size=4096:1:5000", "by_size=4096:1:4999"),   # bins do not sum
+                    self.LOS.replace("object_pages=2", "object_pages=1"),             # 5000 B on one page
+                    self.LOS.replace("object_pages=2", "object_pages=3"),             # a page too many for one object
+                    self.LOS.replace("pages=3 ", "pages=6 "),                         # more after the sweep than before
+                    self.LOS.replace("gc={gc}", "gc=9")):                             # not the same GC
+            self.assertFalse(pc.judge_footprint_report(self.run_of(two, los=bad))[0], bad)
+        self.assertFalse(pc.judge_footprint_report(pc.Run(0, "\n".join(two + ["shardsweep-footprint peak gc=1", self.JSON])))[0],
+                         "no large-object lines")
 
     def test_parts_that_add_up_pass(self):
         ok, _ = pc.judge_footprint_report(self.run_of([self.LINE.format(gc=1), self.LINE.format(gc=2)]))

@@ -8,7 +8,7 @@
 //! mutator_pages_max=<x> free_by_class=<cell bytes>:<free bytes>,...
 //! filling_by_class=<cell bytes>:<bytes>,... unlisted_by_class=<cell bytes>:<bytes>,...
 //! charged_by_class=<cell bytes>:<pages>,... holes_small=512:<B>,1024:<B>,2048:<B>,4096:<B>,all:<B>
-//! lent=<B> lent_runs=<n> lent_unused=<B> leased=<B>`
+//! lent=<B> lent_runs=<n> lent_unused=<B> leased=<B> los_pages=<P>`
 //!
 //! Bytes (`B`) are those of the blocks' resident pages, split as `shardsweep::Footprint` says:
 //! block headers, live objects, their size-class rounding, dead cells (what the sweep frees),
@@ -46,7 +46,9 @@
 //! leases not yet handed out (`Heap::leased_bytes`): counted as allocated in their blocks, so a
 //! part of `dead` above, yet held by a mutator as `filling` is.
 //!
-//! Not in it: the large-object space (another space of the plan, with its own pages).
+//! Not in it: the large-object space (another space of the plan, with its own pages). Beside it:
+//! `los_pages`, the large-object space's reported pages at the same point, and at the GC's end a
+//! `shardsweep-footprint-los` line on what survived there (large_objects.rs).
 
 use super::ShardSweepSpace;
 use crate::policy::marksweepspace::shardsweep::sweep;
@@ -65,6 +67,15 @@ pub(in crate::policy::marksweepspace::shardsweep) fn footprint_level() -> u8 {
         Ok("2") => 2,
         _ => 0,
     })
+}
+
+/// Footprint reports made so far (the `gc=` of the lines).
+static GCS: AtomicUsize = AtomicUsize::new(0);
+
+/// The number of the last footprint report (the GC in progress, from its `Release` on).
+pub(super) fn reported_gcs() -> usize {
+    // Relaxed: see `report_footprint`.
+    GCS.load(Ordering::Relaxed)
 }
 
 /// Pages charged by successful slow paths since the last report, by bin (`note_charged`).
@@ -101,7 +112,6 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
     /// Prints this GC's footprint line (stop-the-world, after marking, before any sweep).
     pub(super) fn report_footprint(&self) {
         let Some(shared) = self.shared_if_created() else { return };
-        static GCS: AtomicUsize = AtomicUsize::new(0);
         // Relaxed: a count of the reports, made by one GC worker at a time.
         let gc = GCS.fetch_add(1, Ordering::Relaxed) + 1;
         let level = footprint_level();
@@ -186,7 +196,7 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
             "gc={gc} count={} reported_pages={reported} meta_pages={meta_pages} kept_pages={kept_pages} {} abandoned_pages={abandoned_pages} \
              free_abandoned={free_abandoned} mutators={} mutator_pages_mean={:.1} mutator_pages_max={mutator_pages_max} \
              free_by_class={} filling_by_class={} unlisted_by_class={} charged_by_class={} holes_small={} \
-             lent={} lent_runs={} lent_unused={lent_unused} leased={leased}",
+             lent={} lent_runs={} lent_unused={lent_unused} leased={leased} los_pages={}",
             if self.counts_idle() { "resident" } else { "in-use" },
             fields(&total),
             heaps.len(),
@@ -202,6 +212,7 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
             },
             lent.bytes,
             lent.runs,
+            self.los_pages_field(),
         );
         let counted = if self.counts_idle() {
             total.total() / PAGE_BYTES + kept_pages

@@ -1,0 +1,113 @@
+//! The large-object space beside the footprint report (`SHARDSWEEP_REPORT_FOOTPRINT` ≥ 1).
+//!
+//! Objects larger than the space's largest cell (`MAX_OBJECT_SIZE`) go to the plan's
+//! large-object space, a page-granular space of its own that this space cannot see. The seam
+//! hands it over at each GC's `Release` (`note_large_object_space`, before this space's
+//! `release` and the large-object space's sweep), so that:
+//!
+//! * the footprint line (`footprint.rs`, after marking, before any sweep) says
+//!   `los_pages=<P>`: the large-object space's reported pages at that point, its live and dead
+//!   objects both, i.e. what it held against the heap limit when the GC was triggered;
+//! * at the GC's end (after the large-object space's sweep), one more line describes what
+//!   survived, object by object:
+//!
+//! `shardsweep-footprint-los gc=<n> pages=<P> objects=<N> bytes=<B> object_pages=<Q>
+//! by_size=<lower bound>:<objects>:<bytes>,...`
+//!
+//! `pages`: the space's reported pages after its sweep (objects' pages plus its side metadata);
+//! `bytes`: the live objects' sizes (`ObjectModel::get_current_size`); `object_pages`: the pages
+//! they occupy, each object rounded up to whole pages as the large-object allocator asks for
+//! them. `object_pages × 4096 − bytes` is the large-object space's rounding. `by_size`: the live
+//! objects by size, in power-of-two bins from 512 B (bin `512` holds 512–1023 B, ..., `65536`
+//! everything from 64 KiB; `0` anything smaller), empty bins left out. This is what a workload
+//! model of the JVM needs to reproduce: how much of the live memory at a GC the large-object
+//! space holds, in objects of which sizes.
+//!
+//! Without the seam's hand-over (a plan other than MarkSweep) both parts are left out.
+
+use super::ShardSweepSpace;
+use crate::policy::largeobjectspace::LargeObjectSpace;
+use crate::policy::space::Space;
+use crate::util::object_enum::ClosureObjectEnumerator;
+use crate::vm::{ObjectModel, VMBinding};
+use shardsweep::PAGE_BYTES;
+use std::sync::atomic::Ordering;
+
+/// Lower bounds of the `by_size` bins: 0, then powers of two from 512 B to 64 KiB.
+const SIZE_BINS: [usize; 9] = [0, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536];
+
+/// The `by_size` bin of an object of `bytes`.
+fn size_bin(bytes: usize) -> usize {
+    SIZE_BINS.iter().rposition(|&low| bytes >= low).unwrap_or(0)
+}
+
+/// Pages the large-object allocator takes for an object of `bytes`.
+fn object_pages(bytes: usize) -> usize {
+    bytes.div_ceil(PAGE_BYTES)
+}
+
+impl<VM: VMBinding> ShardSweepSpace<VM> {
+    /// Called by the MarkSweep plan at each GC's `Release`, before this space's `release` and
+    /// the large-object space's sweep (the seam). The plan lives at a fixed address from its
+    /// creation to the process's end, so the pointer stays valid once noted.
+    pub fn note_large_object_space(&self, los: &LargeObjectSpace<VM>) {
+        // Relaxed: written and read by GC work of the same GC, ordered by the scheduler's
+        // work-bucket barriers (Release happens before the end of the GC).
+        self.xlos
+            .store(los as *const LargeObjectSpace<VM> as *mut LargeObjectSpace<VM>, Ordering::Relaxed);
+    }
+
+    /// The large-object space, once the seam noted it.
+    fn large_object_space(&self) -> Option<&LargeObjectSpace<VM>> {
+        // Relaxed: see `note_large_object_space`.
+        let p = self.xlos.load(Ordering::Relaxed);
+        // SAFETY: the pointer is null or the plan's large-object space, which lives as long as
+        // the plan (the process), at a fixed address (`note_large_object_space`).
+        unsafe { p.as_ref() }
+    }
+
+    /// The `los_pages=` field of the footprint line ("-" without the seam's hand-over).
+    pub(super) fn los_pages_field(&self) -> String {
+        match self.large_object_space() {
+            Some(los) => los.reserved_pages().to_string(),
+            None => "-".to_string(),
+        }
+    }
+
+    /// Prints the `shardsweep-footprint-los` line for GC `gc` (at the GC's end, after the
+    /// large-object space's sweep: only live objects are left on its treadmill).
+    pub(super) fn report_large_objects(&self, gc: usize) {
+        let Some(los) = self.large_object_space() else { return };
+        let mut objects = 0usize;
+        let mut bytes = 0usize;
+        let mut pages = 0usize;
+        let mut bins = [(0usize, 0usize); SIZE_BINS.len()];
+        let mut enumerator = ClosureObjectEnumerator::<_, VM>::new(|object| {
+            let size = VM::VMObjectModel::get_current_size(object);
+            objects += 1;
+            bytes += size;
+            pages += object_pages(size);
+            let bin = &mut bins[size_bin(size)];
+            bin.0 += 1;
+            bin.1 += size;
+        });
+        los.enumerate_to_space_objects(&mut enumerator);
+        let by_size: Vec<String> = SIZE_BINS
+            .iter()
+            .zip(bins)
+            .filter(|(_, (n, _))| *n > 0)
+            .map(|(low, (n, b))| format!("{low}:{n}:{b}"))
+            .collect();
+        debug_assert!(
+            pages <= los.reserved_pages(),
+            "the live large objects' pages ({pages}) fit in the pages the space reports ({})",
+            los.reserved_pages()
+        );
+        eprintln!(
+            "shardsweep-footprint-los gc={gc} pages={} objects={objects} bytes={bytes} object_pages={pages} by_size={}",
+            los.reserved_pages(),
+            if by_size.is_empty() { "-".to_string() } else { by_size.join(",") }
+        );
+    }
+}
+
