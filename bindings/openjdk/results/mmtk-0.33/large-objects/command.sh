@@ -8,7 +8,9 @@
 # Summary: summarize.py *.out.gz > summary.md.
 # IMAGES: MMTk OpenJDK images c64 and c4 (libmmtk_openjdk.so of this repository at 2819899,
 # SHARDSWEEP_BLOCK_KIB=64 and 4; bindings/openjdk/README.md). synthvm: scripts/build-variants.sh
-# ss64k ss4k at the same commit. WL: the synthvm workload file (default: the committed model).
+# ss64k ss4k at the same commit. WL: the synthvm workload file (default: lusearch-jvm-fit.wl, the
+# first model); SYNTHVM_ONLY=1 skips the JVM, SUFFIX names the synthvm files: the refitted model's
+# runs are `SYNTHVM_ONLY=1 SUFFIX=-fit-los WL=bindings/synthvm/workloads/lusearch-jvm-fit-los.wl`.
 set -uo pipefail
 ROOT=$(git rev-parse --show-toplevel); I=${IMAGES:?IMAGES: a directory with the MMTk OpenJDK images c64, c4}
 J=$("$ROOT/scripts/openjdk-standin-build.sh" lusearch)

@@ -3,7 +3,7 @@
 its GCs of the space's reported pages, the large-object space's pages before the sweeps
 (`los_pages`) and after them (its survivors: pages, bytes, objects, the rounding of objects to
 pages), the survivors by size; then, per source and build, the per-thread slope of each mean
-from 1 to 48 threads (MiB/thread).
+from 1 to 48 threads (MiB/thread), and of the space's parts (KiB/thread).
 
     summarize.py *.out.gz > summary.md
 """
@@ -13,6 +13,8 @@ import sys
 from collections import defaultdict
 
 MIB = 1 << 20
+# The footprint report's parts of the space (policy/space/footprint.rs), for the last table.
+SPACE_PARTS = ("live", "dead", "free", "filling", "unlisted", "rounding", "header", "tail")
 PAGE = 4096
 
 
@@ -45,6 +47,7 @@ def summarize(path):
             for kv in g["by_size"].split(","):
                 low, _, b = kv.split(":")
                 bins[int(low)] += int(b) / n
+    parts = {k: mean([int(f[k]) for f, _ in rows]) / MIB for k in SPACE_PARTS}
     opages = mean([int(g["object_pages"]) for _, g in rows])
     bytes_ = mean([int(g["bytes"]) for _, g in rows])
     return {
@@ -58,6 +61,7 @@ def summarize(path):
         "los_objects": mean([int(g["objects"]) for _, g in rows]),
         "rounding": 1 - bytes_ / (opages * PAGE) if opages else 0.0,
         "bins": dict(bins),
+        "parts": parts,
     }
 
 
@@ -95,6 +99,14 @@ def main(paths):
             sl = lambda k: (z[k] - a[k]) / 47
             print(f"| {src} | {b}K | {sl('space'):.3f} | {sl('space_live'):.3f} | {sl('los_before'):.3f} | "
                   f"{sl('los_after'):.3f} | {sl('los_bytes'):.3f} |")
+    print("\nThe space's parts (the footprint report's split), the same slopes in KiB/thread:\n")
+    print("| source | build | " + " | ".join(SPACE_PARTS) + " |")
+    print("|---|---|" + "---:|" * len(SPACE_PARTS))
+    for src, b in sorted({(k[0], k[1]) for k in runs}):
+        a, z = runs.get((src, b, 1)), runs.get((src, b, 48))
+        if a and z:
+            print(f"| {src} | {b}K | " + " | ".join(f"{(z['parts'][k] - a['parts'][k]) / 47 * 1024:.0f}"
+                                                   for k in SPACE_PARTS) + " |")
 
 
 if __name__ == "__main__":
