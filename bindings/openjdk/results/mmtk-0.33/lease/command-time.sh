@@ -4,7 +4,9 @@
 # ../time-2x), 5 iterations, the last one timed (wall), the JVM's CPU time (user + system);
 # ROUNDS rounds (default 1 2 3), configurations in a rotated order; ratios paired within a round.
 # IMAGES: a64, a4 (this repository at 1729a09, 64 and 4 KiB blocks), hstock (stock mmtk 0.33.0);
-# IMG64 names another 64K image (IMG64=b64: this repository at 164ff71, after c0406e9).
+# IMG64 names another 64K image (IMG64=b64: this repository at 164ff71, after c0406e9; IMG64=c64:
+# at 2819899, the lease the default). CELLS: threads:heap MiB pairs (default "8:19 24:33"; the
+# issue's second time goal, 2x the largest minimum of any configuration: CELLS="8:64 24:94").
 #   IMAGES=<dir> command-time.sh [OUT.csv]; summary: ../time-2x/summarize.py OUT.csv
 ROOT=$(git rev-parse --show-toplevel); I=${IMAGES:?IMAGES: a directory of MMTk OpenJDK images}
 J=$("$ROOT/scripts/openjdk-standin-build.sh" lusearch)
@@ -14,8 +16,8 @@ echo "round,threads,heap_mib,config,rc,last_iteration_ms,cpu_s" > "$OUT"
 G=${IMG64:-a64}
 CONFIGS=($G:MarkSweep:lease $G:MarkSweep:block a4:MarkSweep:block hstock:Immix:-)
 for r in ${ROUNDS:-1 2 3}; do
-  for th in "8 19" "24 33"; do
-    set -- $th; t=$1; heap=$2
+  for th in ${CELLS:-8:19 24:33}; do
+    t=${th%%:*}; heap=${th#*:}
     n=${#CONFIGS[@]}
     for k in $(seq 0 $((n - 1))); do
       cfg=${CONFIGS[$(( (k + r) % n ))]}; img=${cfg%%:*}; rest=${cfg#*:}; plan=${rest%%:*}; adopt=${rest#*:}
