@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Unit tests of scripts/policy_checks.py's parsing and judgements on made-up outputs (no
-synthvm): each check passes on a good output and fails on a bad one."""
+"""Unit tests of the policy tests' parsing and judgements (scripts/policy_checks.py, and
+scripts/policy_reports.py through it) on made-up outputs (no synthvm): each check passes on a good
+output and fails on a bad one."""
 import json
 import re
 import sys
