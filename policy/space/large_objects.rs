@@ -78,6 +78,12 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
     /// large-object space's sweep: only live objects are left on its treadmill).
     pub(super) fn report_large_objects(&self, gc: usize) {
         let Some(los) = self.large_object_space() else { return };
+        if self.shared_if_created().is_none() {
+            // No footprint line for this GC either (`report_footprint` returns first): the
+            // lines pair up GC by GC. No mutator allocated in the space yet, and none can
+            // until the GC ends.
+            return;
+        }
         let mut objects = 0usize;
         let mut bytes = 0usize;
         let mut pages = 0usize;
