@@ -28,7 +28,7 @@
 //! | `SHARDSWEEP_REUSE`             | `address`, `densest`, `sparsest` | `address`  |
 //! | `SHARDSWEEP_HOLES`             | `0` (off), or bytes 256 to 65536 | `0`        |
 //! | `SHARDSWEEP_SPILL`             | `charge`, `defer`                | `charge`   |
-//! | `SHARDSWEEP_ADOPT`             | `lease`, `block`                 | `lease`    |
+//! | `SHARDSWEEP_ADOPT`             | `lease`, `block`, `headroom`     | `lease`    |
 //!
 //! The block size is a build-time setting of the core (`SHARDSWEEP_BLOCK_KIB`).
 
@@ -203,8 +203,9 @@ pub struct SpaceSettings {
     /// Whether an extension charges the page a page's last cell spills into, or sets the cell
     /// aside until that page is charged (`SHARDSWEEP_SPILL`, `shardsweep::Spill`).
     pub spill: Spill,
-    /// What a mutator takes from a partly used block no mutator holds: all of it, or a lease of
-    /// a page's worth of its free cells (`SHARDSWEEP_ADOPT`, `shardsweep::Adopt`).
+    /// What a mutator takes from a partly used block no mutator holds: all of it, a lease of a
+    /// page's worth of its free cells, or a lease sized by the heap's room left
+    /// (`SHARDSWEEP_ADOPT`, `shardsweep::Adopt`).
     pub adopt: Adopt,
 }
 

@@ -98,6 +98,8 @@ pub struct ShardSweepSpace<VM: VMBinding> {
     xpeak: AtomicUsize,
     /// Every mutator's core heap (`*mut Heap` as `usize`), for lazy-sweep packets and checks.
     heaps: Mutex<Vec<usize>>,
+    /// `heaps.len()`, read without the lock (the budget's headroom, `budget.rs`).
+    xheap_count: AtomicUsize,
     /// The heaps whose mutator's release hook ran in the current GC (see `sweep_unreleased`).
     released: Mutex<Vec<usize>>,
     /// GCs seen by the end-of-GC checks.
@@ -153,6 +155,7 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
             pressure_lock: Mutex::new(()),
             xpeak: AtomicUsize::new(0),
             heaps: Mutex::new(Vec::new()),
+            xheap_count: AtomicUsize::new(0),
             released: Mutex::new(Vec::new()),
             gcs: AtomicUsize::new(0),
             xlos: AtomicPtr::new(std::ptr::null_mut()),
@@ -226,7 +229,10 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
 
     /// Records a mutator's heap (allocator creation).
     pub(super) fn register_heap(&self, heap: *mut Heap) {
-        self.heaps.lock().unwrap().push(heap as usize);
+        let mut heaps = self.heaps.lock().unwrap();
+        heaps.push(heap as usize);
+        // Relaxed: a count read as a hint (`headroom`); the lock orders the list itself.
+        self.xheap_count.store(heaps.len(), Ordering::Relaxed);
     }
 
     /// Forgets a mutator's heap (mutator destruction, before the heap is dropped).
@@ -235,6 +241,8 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
         if let Some(i) = heaps.iter().position(|&h| h == heap as usize) {
             heaps.swap_remove(i);
         }
+        // Relaxed: see `register_heap`.
+        self.xheap_count.store(heaps.len(), Ordering::Relaxed);
     }
 
     /// Records that the release hook of `heap`'s mutator ran in this GC (a GC worker).

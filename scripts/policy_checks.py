@@ -385,8 +385,8 @@ def main(argv=None):
     ok, msg = judge_footprint_report(r, leasing=None)
     S.verdict((ok, f"spill=defer lusearch-jvm: {msg}"), r.out)
     print("== adoption: SHARDSWEEP_ADOPT=lease (the default: a mutator takes a page's worth of an abandoned block's"
-          " cells) and =block (the whole block)")
-    for adopt in ("lease", "block"):
+          " cells), =block (the whole block) and =headroom (a lease sized by the heap's room left)")
+    for adopt in ("lease", "block", "headroom"):
         for w in ("lusearch", "fragger", "lusearch-jvm"):
             S.run(f"ss64k adopt={adopt} t8 {w}", [ss64, *small(8, 16, w, "--verify")],
                   {"SHARDSWEEP_ADOPT": adopt, "SHARDSWEEP_CHECK_ACCOUNTING": 1, "SHARDSWEEP_CHECK_RECLAIM": 1})
@@ -400,6 +400,16 @@ def main(argv=None):
     r = S.execute([ss64, *small(8, 16, "lusearch-jvm")], {"SHARDSWEEP_ADOPT": "block", "SHARDSWEEP_REPORT_FOOTPRINT": 1}, timeout=120)
     ok, msg = judge_footprint_report(r, leasing=False, large_objects=True)
     S.verdict((ok, f"adopt=block lusearch-jvm: {msg}"), r.out)
+    S.run("ss64k adopt=headroom lazy t8 lusearch", [ss64, *small(8, 16, "lusearch", "--verify")],
+          {"SHARDSWEEP_ADOPT": "headroom", "SHARDSWEEP_SWEEP": "lazy", "SHARDSWEEP_CHECK_ACCOUNTING": 1})
+    S.run("ss64k adopt=headroom stress t4 lusearch", [ss64, *small(4, 16, "lusearch", "--verify")],
+          {"SHARDSWEEP_ADOPT": "headroom", "MMTK_STRESS_FACTOR": 262144, "SHARDSWEEP_CHECK_ACCOUNTING": 1})
+    # A tight heap (16 MiB, 8 threads: the room's share per mutator and class falls below a block
+    # near each GC) must lease.
+    r = S.execute([ss64, *small(8, 16, "lusearch-jvm")], {"SHARDSWEEP_ADOPT": "headroom", "SHARDSWEEP_REPORT_FOOTPRINT": 1},
+                  timeout=120)
+    ok, msg = judge_footprint_report(r, leasing=True, large_objects=True)
+    S.verdict((ok, f"adopt=headroom lusearch-jvm: {msg}"), r.out)
     print("== lending holes: SHARDSWEEP_HOLES=1024 (runs of free small cells lent to larger requests)")
     for w in ("lusearch", "fragger", "lusearch-jvm"):
         S.run(f"ss64k holes=1024 t8 {w}", [ss64, *small(8, 16, w, "--verify")],
@@ -524,7 +534,7 @@ def main(argv=None):
             ("SHARDSWEEP_REUSE=random", "valid values are address, densest, sparsest"),
             ("SHARDSWEEP_HOLES=100", "valid values are 0 (off) or 256 to 65536 bytes"),
             ("SHARDSWEEP_SPILL=ahead", "valid values are charge, defer"),
-            ("SHARDSWEEP_ADOPT=page", "valid values are block, lease")]:
+            ("SHARDSWEEP_ADOPT=page", "valid values are block, lease, headroom")]:
         var, value = var_value.split("=", 1)
         r = S.execute([ss64, *MS, "lusearch"], {"RUST_BACKTRACE": 1, var: value}, timeout=60, stderr_only=True)
         S.verdict(judge_invalid(var_value, msg, r.rc, r.out), r.out)

@@ -50,7 +50,7 @@ mod pages;
 mod retire;
 mod sweep;
 
-pub use lease::{lease_cells, Adopt, LEASE_BYTES};
+pub use lease::{lease_cells, lease_cells_in, lease_pages, Adopt, LEASE_BYTES, LEASE_SHARE_BINS};
 pub use lend::{Lend, Lent};
 pub use pages::Spill;
 pub use sweep::ReuseOrder;

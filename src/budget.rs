@@ -42,6 +42,23 @@ pub trait PageBudget: Sync {
     fn counts_idle(&self) -> bool {
         true
     }
+    /// How much room is left before the budget vetoes (a garbage collector: its GC trigger),
+    /// and among how many heaps; `None` (the default) when unknown or unlimited. Read by the
+    /// slow path under `Adopt::Headroom` once per adoption: must be cheap, must not block.
+    fn headroom(&self) -> Option<Headroom> {
+        None
+    }
+}
+
+/// The room a budget has left ([`PageBudget::headroom`]): pages that may still be charged
+/// before it vetoes (an estimate: a garbage collector counts other spaces too), and the heaps
+/// allocating against it (at least one).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Headroom {
+    /// Pages that may still be charged.
+    pub pages: usize,
+    /// Heaps sharing them (the mutators).
+    pub heaps: usize,
 }
 
 /// A budget with an optional limit (`usize::MAX` for none), counting atomically.

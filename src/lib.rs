@@ -64,9 +64,10 @@ pub mod size_class;
 #[cfg(not(loom))]
 pub use {
     block::{
-        lease_cells, Adopt, Block, BlockState, Lend, Lent, ReuseOrder, Spill, SweepResult, LEASE_BYTES,
+        lease_cells, lease_cells_in, lease_pages, Adopt, Block, BlockState, Lend, Lent, ReuseOrder, Spill, SweepResult,
+        LEASE_BYTES, LEASE_SHARE_BINS,
     },
-    budget::{Accounting, CountingBudget, PageBudget},
+    budget::{Accounting, CountingBudget, Headroom, PageBudget},
     config::*,
     footprint::{Footprint, HOLE_SIZES},
     gc::AbandonedBatch,

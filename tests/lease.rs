@@ -71,7 +71,8 @@ fn heaps_share_an_abandoned_block_before_charging_a_page() {
     if PAGES_PER_BLOCK < 4 {
         return; // a block of one page is its own lease
     }
-    for adopt in [Adopt::Lease, Adopt::Block] {
+    // Headroom under a budget that does not know its room (`CountingBudget`) adopts blocks.
+    for adopt in [Adopt::Lease, Adopt::Block, Adopt::Headroom] {
         let fx = fixture(settings(adopt), 100, usize::MAX);
         let (live, dead) = abandoned_blocks(&fx, 1, 4);
         let charged = fx.budget.charged();
@@ -94,7 +95,7 @@ fn heaps_share_an_abandoned_block_before_charging_a_page() {
                 assert_eq!(got, dead);
                 assert_eq!(fx.budget.charged(), charged, "no page charged while cells were free");
             }
-            Adopt::Block => {
+            Adopt::Block | Adopt::Headroom => {
                 // The control: the first heap owns the block; the others charge fresh blocks.
                 assert!(got.iter().filter(|c| dead.contains(c)).count() < dead.len());
                 assert!(fx.budget.charged() > charged);
@@ -175,5 +176,5 @@ fn adopt_parses_its_two_names() {
     assert_eq!(Adopt::default(), Adopt::Block);
     assert_eq!(Adopt::Lease.name(), "lease");
     let e = Adopt::parse("page").unwrap_err();
-    assert!(e.contains("valid values are block, lease"), "{e}");
+    assert!(e.contains("valid values are block, lease, headroom"), "{e}");
 }

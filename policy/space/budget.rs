@@ -6,7 +6,7 @@ use super::ShardSweepSpace;
 use crate::policy::marksweepspace::shardsweep::settings::Count;
 use crate::policy::space::Space;
 use crate::vm::VMBinding;
-use shardsweep::PageBudget;
+use shardsweep::{Headroom, PageBudget};
 use std::sync::atomic::Ordering;
 
 impl<VM: VMBinding> PageBudget for ShardSweepSpace<VM> {
@@ -49,6 +49,21 @@ impl<VM: VMBinding> PageBudget for ShardSweepSpace<VM> {
 
     fn charged(&self) -> usize {
         self.pages.charged()
+    }
+
+    /// The heap's room left, for `SHARDSWEEP_ADOPT=headroom`: the trigger's heap size less the
+    /// pages this space and the large-object space reserve (the plan's other spaces, immortal
+    /// and the VM's, are left out: small and fixed under the JVMs we run, so the estimate errs
+    /// by a constant), shared among the registered mutators.
+    fn headroom(&self) -> Option<Headroom> {
+        let heap = self.get_gc_trigger().policy.get_current_heap_size_in_pages();
+        let los = self.large_object_space().map_or(0, |l| l.reserved_pages());
+        let used = self.reserved_pages() + los;
+        Some(Headroom {
+            pages: heap.saturating_sub(used),
+            // Relaxed: a hint (see `register_heap`).
+            heaps: self.xheap_count.load(Ordering::Relaxed).max(1),
+        })
     }
 }
 

@@ -58,7 +58,7 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
     }
 
     /// The large-object space, once the seam noted it.
-    fn large_object_space(&self) -> Option<&LargeObjectSpace<VM>> {
+    pub(super) fn large_object_space(&self) -> Option<&LargeObjectSpace<VM>> {
         // Relaxed: see `note_large_object_space`.
         let p = self.xlos.load(Ordering::Relaxed);
         // SAFETY: the pointer is null or the plan's large-object space, which lives as long as

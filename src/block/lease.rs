@@ -1,9 +1,11 @@
-//! The block's side of a lease (`heap/lease.rs`, `Adopt::Lease`): the adoption unit as a setting,
-//! the size of a lease, and cutting a lease off the front of a block's free list.
+//! The block's side of a lease (`heap/lease.rs`, `Adopt::Lease`, `Adopt::Headroom`): the adoption
+//! unit as a setting, the size of a lease, and cutting a lease off the front of a block's free
+//! list.
 
 use super::Block;
+use crate::budget::Headroom;
 use crate::cell::Cell;
-use crate::config::PAGE_BYTES;
+use crate::config::{PAGES_PER_BLOCK, PAGE_BYTES};
 use crate::size_class::bin_bytes;
 use std::ptr;
 
@@ -15,6 +17,9 @@ pub enum Adopt {
     Block,
     /// A lease of at most [`LEASE_BYTES`] of its free cells; the block stays abandoned.
     Lease,
+    /// A lease sized by the budget's headroom ([`lease_pages`]): the whole block while the
+    /// room left is large, down to a page's worth near the limit.
+    Headroom,
 }
 
 impl Adopt {
@@ -23,8 +28,9 @@ impl Adopt {
         match s.trim().to_ascii_lowercase().as_str() {
             "block" => Ok(Adopt::Block),
             "lease" => Ok(Adopt::Lease),
+            "headroom" => Ok(Adopt::Headroom),
             other => Err(format!(
-                "invalid adoption unit {other:?}: valid values are block, lease"
+                "invalid adoption unit {other:?}: valid values are block, lease, headroom"
             )),
         }
     }
@@ -34,6 +40,7 @@ impl Adopt {
         match self {
             Adopt::Block => "block",
             Adopt::Lease => "lease",
+            Adopt::Headroom => "headroom",
         }
     }
 }
@@ -42,14 +49,51 @@ impl Adopt {
 /// worth of cells).
 pub const LEASE_BYTES: usize = PAGE_BYTES;
 
-/// Cells one lease of `bin` takes at most (at least one).
+/// Cells one lease of `bin` takes at most under `Adopt::Lease` (at least one).
 #[inline]
 pub const fn lease_cells(bin: usize) -> usize {
-    let n = LEASE_BYTES / bin_bytes(bin);
+    lease_cells_in(bin, 1)
+}
+
+/// Cells a lease of `pages` pages' worth of `bin` takes at most (at least one).
+#[inline]
+pub const fn lease_cells_in(bin: usize, pages: usize) -> usize {
+    let n = pages * LEASE_BYTES / bin_bytes(bin);
     if n == 0 {
         1
     } else {
         n
+    }
+}
+
+/// The size classes a mutator is taken to allocate from at once, for the headroom's share
+/// ([`lease_pages`]): a guess of the classes a mutator is busy in (under the JVM the lusearch
+/// stand-in's mutators together charge pages in about 30 classes between two GCs, a handful of
+/// them most: `bindings/openjdk/results/mmtk-0.33/footprint-classes`).
+pub const LEASE_SHARE_BINS: usize = 16;
+
+/// Pages' worth of cells one lease takes under `Adopt::Headroom`, from the budget's room left:
+/// each heap's share of it per size class, `pages / (heaps × LEASE_SHARE_BINS)`, at least one
+/// page; [`PAGES_PER_BLOCK`] (or more: the caller adopts the whole block) while the room left
+/// would hold a whole block per class for every heap, and when the budget does not know its
+/// room. So while the heap is far from full a mutator adopts blocks (mimalloc's way, the fewest
+/// slow paths), and as the room shrinks towards the limit the free cells of abandoned blocks
+/// are handed out in ever smaller leases, to whichever mutator needs them, before anyone
+/// charges a page.
+pub const fn lease_pages(room: Option<Headroom>) -> usize {
+    match room {
+        None => PAGES_PER_BLOCK,
+        Some(h) => {
+            let heaps = if h.heaps == 0 { 1 } else { h.heaps };
+            let share = h.pages / heaps / LEASE_SHARE_BINS;
+            if share == 0 {
+                1
+            } else if share > PAGES_PER_BLOCK {
+                PAGES_PER_BLOCK
+            } else {
+                share
+            }
+        }
     }
 }
 

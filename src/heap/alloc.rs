@@ -21,7 +21,8 @@
 //!   block is skipped at most once between two frees into it;
 //! * adoption: at most [`MAX_ADOPT`] abandoned blocks popped (O(1) each plus a collect); under
 //!   `Adopt::Lease` (`lease.rs`) the first with a free cell gives a lease of at most a page's
-//!   worth of cells (O(cells in a page) ≤ 512 links) and is pushed back;
+//!   worth of cells (O(cells in a page) ≤ 512 links) and is pushed back; under `Adopt::Headroom`
+//!   a lease of up to a block's worth less a page (O(cells in a block)), or the block adopted;
 //! * extension of one block by one page (O(cells in a page) ≤ 512 links, plus the choice of an
 //!   idle resident page: at most one overlap test per page of the block);
 //! * a retired resident block or a fresh block: one call to the block source plus O(pages per
@@ -30,9 +31,9 @@
 //! [`MAX_DRAIN`]: crate::bounds::MAX_DRAIN
 
 use super::Heap;
-use crate::block::{Adopt, Block, BlockState};
+use crate::block::{lease_pages, Adopt, Block, BlockState};
 use crate::bounds::{MAX_ADOPT, MAX_SEARCH};
-use crate::config::{DIRECT_SLOTS, MAX_DIRECT_BYTES, WORD_BYTES};
+use crate::config::{DIRECT_SLOTS, MAX_DIRECT_BYTES, PAGES_PER_BLOCK, WORD_BYTES};
 use crate::no_cell::{Charging, NoCell};
 use crate::size_class::bin_bytes;
 use crate::sync::Ordering;
@@ -94,10 +95,24 @@ impl Heap {
             Adopt::Lease => match self.search_queue(bin, &mut held) {
                 Some(b) => Some(b),
                 None => {
-                    if let Some(p) = self.lease_cell(bin, &mut held) {
+                    if let Some(p) = self.lease_cell(bin, 1, &mut held) {
                         return Ok(p);
                     }
                     None
+                }
+            },
+            Adopt::Headroom => match self.search_queue(bin, &mut held) {
+                Some(b) => Some(b),
+                None => {
+                    let pages = lease_pages(self.shared.budget.headroom());
+                    if pages >= PAGES_PER_BLOCK {
+                        self.adopt_abandoned(bin, &mut held)
+                    } else {
+                        if let Some(p) = self.lease_cell(bin, pages, &mut held) {
+                            return Ok(p);
+                        }
+                        None
+                    }
                 }
             },
         };

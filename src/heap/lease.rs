@@ -17,26 +17,37 @@
 //! descriptor, one branch and a pop. A block popped without a free cell is adopted whole, as
 //! under `Block` (it can only extend).
 //!
+//! Under `Adopt::Headroom` the lease's size follows the room the budget has left
+//! ([`crate::block::lease_pages`]): a whole block's worth (the block adopted, as under `Block`)
+//! while the room would hold a block per busy size class for every mutator, a page's worth near
+//! the limit. Under a collector the room is largest right after a GC, so a mutator adopts blocks
+//! then, with `Block`'s few slow paths, and leases as the heap fills: the lease's gain (fewer
+//! pages charged while free cells wait in blocks others hold) is needed only near the limit, its
+//! cost (a slow path per page's worth of cells) is paid only there.
+//!
 //! Garbage-collected mode only: a leased cell never handed out counts as allocated in its block
 //! until a sweep finds it unmarked, so every sweep of the heap drops its leases first
 //! ([`Heap::clear_leases`]), and the sweep of the blocks reclaims their cells. The malloc front
 //! end, which has no sweep, never leases.
 
 use super::Heap;
-use crate::block::{lease_cells, Block};
+use crate::block::{lease_cells_in, Block};
+use crate::config::BLOCK_BYTES;
 use crate::bounds::MAX_ADOPT;
 use crate::size_class::{bin_bytes, BIN_COUNT};
 use std::ptr::{self, NonNull};
 
 impl Heap {
-    /// Step 2 under `Adopt::Lease`: pops abandoned blocks of the bin (at most [`MAX_ADOPT`]); the
-    /// first with a free cell gives a lease and goes back to its stack (unless the lease took its
+    /// Step 2 under `Adopt::Lease` (and `Adopt::Headroom` below a block's worth): pops abandoned
+    /// blocks of the bin (at most [`MAX_ADOPT`]); the first with a free cell gives a lease of at
+    /// most `pages` pages' worth of cells and goes back to its stack (unless the lease took its
     /// last free cell), and the lease's first cell is returned. A block without a free cell is
     /// adopted whole into the queue (noted if it can extend, else full), as `adopt_abandoned`
     /// does.
     pub(super) fn lease_cell(
         &mut self,
         bin: usize,
+        pages: usize,
         held: &mut super::alloc::Held,
     ) -> Option<NonNull<u8>> {
         debug_assert!(self.leases[bin].free.is_null());
@@ -48,7 +59,7 @@ impl Heap {
             unsafe {
                 (*b).collect();
                 if (*b).has_free() {
-                    let (cells, n) = (*b).take_prefix(lease_cells(bin));
+                    let (cells, n) = (*b).take_prefix(lease_cells_in(bin, pages));
                     debug_assert!(n > 0 && (*b).is_valid());
                     if (*b).has_free() {
                         // Back on its stack unchanged but for the lease: still abandoned.
@@ -105,7 +116,8 @@ impl Heap {
         for bin in 1..BIN_COUNT {
             let mut c = self.leases[bin].free;
             let mut n = 0;
-            while !c.is_null() && n < lease_cells(bin) {
+            // A lease is at most a block's cells (the bound only guards the walk).
+            while !c.is_null() && n < BLOCK_BYTES / bin_bytes(bin) {
                 n += 1;
                 // SAFETY: a lease lists cells of live blocks, each holding its link.
                 c = unsafe { (*c).next };
