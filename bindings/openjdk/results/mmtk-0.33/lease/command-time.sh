@@ -7,6 +7,7 @@
 # IMG64 names another 64K image (IMG64=b64: this repository at 164ff71, after c0406e9; IMG64=c64:
 # at 2819899, the lease the default). CELLS: threads:heap MiB pairs (default "8:19 24:33"; the
 # issue's second time goal, 2x the largest minimum of any configuration: CELLS="8:64 24:94").
+# CONFIGS: image:plan:adoption triples ("-": no SHARDSWEEP_ADOPT), default as below.
 #   IMAGES=<dir> command-time.sh [OUT.csv]; summary: ../time-2x/summarize.py OUT.csv
 ROOT=$(git rev-parse --show-toplevel); I=${IMAGES:?IMAGES: a directory of MMTk OpenJDK images}
 J=$("$ROOT/scripts/openjdk-standin-build.sh" lusearch)
@@ -14,7 +15,7 @@ X=$ROOT/.build/lusearch-standin-index-default
 OUT=${1:-$ROOT/bindings/openjdk/results/mmtk-0.33/lease/time.csv}
 echo "round,threads,heap_mib,config,rc,last_iteration_ms,cpu_s" > "$OUT"
 G=${IMG64:-a64}
-CONFIGS=($G:MarkSweep:lease $G:MarkSweep:block a4:MarkSweep:block hstock:Immix:-)
+CONFIGS=(${CONFIGS:-$G:MarkSweep:lease $G:MarkSweep:block a4:MarkSweep:block hstock:Immix:-})
 for r in ${ROUNDS:-1 2 3}; do
   for th in ${CELLS:-8:19 24:33}; do
     t=${th%%:*}; heap=${th#*:}

@@ -7,6 +7,8 @@
 # IMAGES: MMTk OpenJDK images (bindings/openjdk/README.md) a64 and a4 (libmmtk_openjdk.so of this
 # repository at 1729a09, SHARDSWEEP_BLOCK_KIB=64 and 4) and hstock (stock mmtk 0.33.0); IMG64 names
 # another 64K image (rounds 6 and later: IMG64=b64, this repository at 164ff71, after c0406e9).
+# ADOPTS: the 64K library's SHARDSWEEP_ADOPT values (default "lease block"; label ss64-<value>);
+# CONTROLS=0 leaves out the 4K build and MarkCompact.
 set -u
 ROOT=$(git rev-parse --show-toplevel); I=${IMAGES:?IMAGES: a directory with the MMTk OpenJDK images a64, a4, hstock}
 D=$ROOT/bindings/openjdk/results/mmtk-0.33/lease
@@ -14,8 +16,9 @@ J=$("$ROOT/scripts/openjdk-standin-build.sh" lusearch)
 M=$ROOT/experiments/workloads/lusearch-standin/minheap.py
 for r in ${ROUNDS:-1 2}; do
   for t in ${THREADS:-48 24 1}; do
-    for cfg in "ss64-lease ${IMG64:-a64} MarkSweep SHARDSWEEP_ADOPT=lease" "ss64-block ${IMG64:-a64} MarkSweep SHARDSWEEP_ADOPT=block" \
-               "ss4 a4 MarkSweep" "markcompact hstock MarkCompact"; do
+    cfgs=(); for a in ${ADOPTS:-lease block}; do cfgs+=("ss64-$a ${IMG64:-a64} MarkSweep SHARDSWEEP_ADOPT=$a"); done
+    [ "${CONTROLS:-1}" = 0 ] || cfgs+=("ss4 a4 MarkSweep" "markcompact hstock MarkCompact")
+    for cfg in "${cfgs[@]}"; do
       set -- $cfg; label=$1; image=$2; plan=$3; shift 3
       env MMTK_PLAN=$plan "$@" python3 "$M" "$I/$image/bin/java" --workload lusearch --jar "$J" --size default \
         --guess $((10 + t / 3)) --threads "$t" --resolution 0.5 --timeout 300 --label "$label-r$r" --out "$D/$label" \
