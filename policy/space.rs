@@ -100,6 +100,9 @@ pub struct ShardSweepSpace<VM: VMBinding> {
     heaps: Mutex<Vec<usize>>,
     /// `heaps.len()`, read without the lock (the budget's headroom, `budget.rs`).
     xheap_count: AtomicUsize,
+    /// Under `SHARDSWEEP_ADOPT=headroom`: the (mutator, size class) pairs that allocated in the
+    /// last GC interval, counted at each GC's prepare (0 before the first GC; `budget.rs`).
+    xsharers: AtomicUsize,
     /// The heaps whose mutator's release hook ran in the current GC (see `sweep_unreleased`).
     released: Mutex<Vec<usize>>,
     /// GCs seen by the end-of-GC checks.
@@ -156,6 +159,7 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
             xpeak: AtomicUsize::new(0),
             heaps: Mutex::new(Vec::new()),
             xheap_count: AtomicUsize::new(0),
+            xsharers: AtomicUsize::new(0),
             released: Mutex::new(Vec::new()),
             gcs: AtomicUsize::new(0),
             xlos: AtomicPtr::new(std::ptr::null_mut()),
@@ -350,6 +354,9 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
                     side.bzero_metadata(chunk.start(), Chunk::BYTES);
                 }
             }
+        }
+        if self.settings.adopt == shardsweep::Adopt::Headroom {
+            self.count_sharers();
         }
         // Blocks given back by mutators outside GC return to the page resource (on a worker).
         let spare = std::mem::take(&mut *self.spare.lock().unwrap());

@@ -43,7 +43,7 @@ pub trait PageBudget: Sync {
         true
     }
     /// How much room is left before the budget vetoes (a garbage collector: its GC trigger),
-    /// and among how many heaps; `None` (the default) when unknown or unlimited. Read by the
+    /// and among how many (heap, size class) pairs; `None` (the default) when unknown or unlimited. Read by the
     /// slow path under `Adopt::Headroom` once per adoption: must be cheap, must not block.
     fn headroom(&self) -> Option<Headroom> {
         None
@@ -51,14 +51,15 @@ pub trait PageBudget: Sync {
 }
 
 /// The room a budget has left ([`PageBudget::headroom`]): pages that may still be charged
-/// before it vetoes (an estimate: a garbage collector counts other spaces too), and the heaps
-/// allocating against it (at least one).
+/// before it vetoes (an estimate: a garbage collector counts other spaces too), and how many
+/// (heap, size class) pairs are expected to draw on them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Headroom {
     /// Pages that may still be charged.
     pub pages: usize,
-    /// Heaps sharing them (the mutators).
-    pub heaps: usize,
+    /// The (heap, size class) pairs sharing them (a collector: those that allocated in the last
+    /// GC interval, [`crate::Heap::busy_bins`]); 0 counts as 1.
+    pub sharers: usize,
 }
 
 /// A budget with an optional limit (`usize::MAX` for none), counting atomically.

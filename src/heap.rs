@@ -250,6 +250,14 @@ impl Heap {
         self.hole.1 - self.hole.0
     }
 
+    /// Size classes whose slow path ran since this heap's last sweep: under a garbage collector,
+    /// the classes the heap allocated from in the GC interval (all of them when every partly
+    /// used block is abandoned at a GC, `Settings::abandon_all_partial`, the MMTk space's
+    /// default: each class used after it starts with a slow path).
+    pub fn busy_bins(&self) -> usize {
+        self.slow_bins.count_ones() as usize
+    }
+
     /// Number of blocks this heap owns (queued and full).
     pub fn owned_blocks(&self) -> usize {
         self.queues

@@ -1,7 +1,8 @@
 //! Adoption by a lease sized by the budget's room left (`Adopt::Headroom`, `heap/lease.rs`):
-//! the whole block while the room's share per heap and size class is a block's worth or more
+//! the whole block while the room's share per (heap, size class) pair is a block's worth or more
 //! (as `Adopt::Block`), a lease of that share in pages below it, a page's worth at least; a budget
-//! that does not know its room (the default) gets whole blocks.
+//! that does not know its room (the default) gets whole blocks. `Heap::busy_bins` counts the
+//! classes a heap allocated from since its last sweep (what an embedder counts pairs with).
 
 mod common;
 
@@ -16,7 +17,7 @@ const SIZE: usize = 48;
 struct RoomBudget {
     pages: CountingBudget,
     room: AtomicUsize,
-    heaps: usize,
+    sharers: usize,
 }
 
 impl PageBudget for RoomBudget {
@@ -30,15 +31,15 @@ impl PageBudget for RoomBudget {
         self.pages.charged()
     }
     fn headroom(&self) -> Option<Headroom> {
-        Some(Headroom { pages: self.room.load(Ordering::Relaxed), heaps: self.heaps })
+        Some(Headroom { pages: self.room.load(Ordering::Relaxed), sharers: self.sharers })
     }
 }
 
-fn shared_with_room(heaps: usize) -> (&'static Shared, &'static RoomBudget) {
+fn shared_with_room(sharers: usize) -> (&'static Shared, &'static RoomBudget) {
     let budget: &'static RoomBudget = Box::leak(Box::new(RoomBudget {
         pages: CountingBudget::unlimited(),
         room: AtomicUsize::new(usize::MAX),
-        heaps,
+        sharers,
     }));
     let source: &'static HeapSource = Box::leak(Box::new(HeapSource::new(100)));
     let os: &'static RecordingOs = Box::leak(Box::default());
@@ -60,16 +61,28 @@ fn one_abandoned_block(shared: &'static Shared) -> HashSet<usize> {
 
 #[test]
 fn the_lease_is_the_rooms_share_per_heap_and_class() {
-    let room = |pages, heaps| Some(Headroom { pages, heaps });
+    let room = |pages, sharers| Some(Headroom { pages, sharers });
     assert_eq!(lease_pages(None), PAGES_PER_BLOCK, "a budget without a known room: whole blocks");
     assert_eq!(lease_pages(room(usize::MAX, 1)), PAGES_PER_BLOCK);
     assert_eq!(lease_pages(room(0, 8)), 1, "at the limit: a page's worth");
-    assert_eq!(lease_pages(room(LEASE_SHARE_BINS - 1, 1)), 1);
-    assert_eq!(lease_pages(room(8 * LEASE_SHARE_BINS * PAGES_PER_BLOCK, 8)), PAGES_PER_BLOCK);
-    assert_eq!(lease_pages(room(3 * LEASE_SHARE_BINS * 2, 3)), 2.min(PAGES_PER_BLOCK));
-    assert_eq!(lease_pages(room(LEASE_SHARE_BINS * 5, 0)), 5.min(PAGES_PER_BLOCK), "no heap counts as one");
+    assert_eq!(lease_pages(room(99, 100)), 1);
+    assert_eq!(lease_pages(room(100 * PAGES_PER_BLOCK, 100)), PAGES_PER_BLOCK);
+    assert_eq!(lease_pages(room(100 * PAGES_PER_BLOCK - 1, 100)), (PAGES_PER_BLOCK - 1).max(1));
+    assert_eq!(lease_pages(room(3 * 2 + 2, 3)), 2.min(PAGES_PER_BLOCK));
+    assert_eq!(lease_pages(room(5, 0)), 5.min(PAGES_PER_BLOCK), "no sharer counts as one");
     assert_eq!(lease_cells_in(bin_of(SIZE), 3), 3 * LEASE_BYTES / bin_bytes(bin_of(SIZE)));
     assert_eq!(lease_cells_in(bin_of(MAX_SMALL_BYTES), 1), 1, "at least one cell");
+}
+
+#[test]
+fn busy_bins_are_the_classes_allocated_from_since_the_sweep() {
+    let (shared, _) = shared_with_room(1);
+    let mut heap = Heap::new_boxed(shared);
+    assert_eq!(heap.busy_bins(), 0);
+    let cells: Vec<usize> = [16, 48, 48, 1000].iter().map(|&s| heap.alloc(s) as usize).collect();
+    assert_eq!(heap.busy_bins(), 3);
+    heap.sweep(&mut |c| cells.contains(&(c as usize)));
+    assert_eq!(heap.busy_bins(), 0, "a sweep starts a new interval");
 }
 
 #[test]
@@ -88,12 +101,12 @@ fn near_the_limit_a_heap_leases_its_share() {
     if PAGES_PER_BLOCK < 4 {
         return; // a block of one page is its own lease
     }
-    let heaps = 4;
+    let sharers = 64;
     for share in [1, 3] {
-        let (shared, budget) = shared_with_room(heaps);
+        let (shared, budget) = shared_with_room(sharers);
         let dead = one_abandoned_block(shared);
         let charged = budget.charged();
-        budget.room.store(share * heaps * LEASE_SHARE_BINS, Ordering::Relaxed);
+        budget.room.store(share * sharers + sharers - 1, Ordering::Relaxed);
         let mut heap = Heap::new_boxed(shared);
         let c = heap.alloc(SIZE) as usize;
         assert!(dead.contains(&c), "the first cell comes from the abandoned block");

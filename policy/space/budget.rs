@@ -6,7 +6,7 @@ use super::ShardSweepSpace;
 use crate::policy::marksweepspace::shardsweep::settings::Count;
 use crate::policy::space::Space;
 use crate::vm::VMBinding;
-use shardsweep::{Headroom, PageBudget};
+use shardsweep::{Headroom, Heap, PageBudget, LEASE_SHARE_BINS};
 use std::sync::atomic::Ordering;
 
 impl<VM: VMBinding> PageBudget for ShardSweepSpace<VM> {
@@ -54,44 +54,29 @@ impl<VM: VMBinding> PageBudget for ShardSweepSpace<VM> {
     /// The heap's room left, for `SHARDSWEEP_ADOPT=headroom`: the trigger's heap size less the
     /// pages this space and the large-object space reserve (the plan's other spaces, immortal
     /// and the VM's, are left out: small and fixed under the JVMs we run, so the estimate errs
-    /// by a constant), shared among the registered mutators.
+    /// by a constant), shared among the (mutator, size class) pairs that allocated in the last
+    /// GC interval (before the first GC: every registered mutator with `LEASE_SHARE_BINS`).
     fn headroom(&self) -> Option<Headroom> {
         let heap = self.get_gc_trigger().policy.get_current_heap_size_in_pages();
         let los = self.large_object_space().map_or(0, |l| l.reserved_pages());
         let used = self.reserved_pages() + los;
-        Some(Headroom {
-            pages: heap.saturating_sub(used),
-            // Relaxed: a hint (see `register_heap`).
-            heaps: self.xheap_count.load(Ordering::Relaxed).max(1),
-        })
+        // Relaxed (both): hints, written at a GC's prepare and at mutator registration.
+        let sharers = match self.xsharers.load(Ordering::Relaxed) {
+            0 => self.xheap_count.load(Ordering::Relaxed).max(1) * LEASE_SHARE_BINS,
+            n => n,
+        };
+        Some(Headroom { pages: heap.saturating_sub(used), sharers })
     }
 }
 
-/// Whether a charge may poll the GC trigger: a mutator allocating outside a GC, with
-/// collection enabled and initialised (as `Space::acquire` decides).
-fn may_poll<VM: VMBinding>(space: &ShardSweepSpace<VM>) -> bool {
-    // Relaxed: set/cleared by the GC while mutators are stopped; the stop orders it.
-    !space.xin_gc.load(Ordering::Relaxed)
-        && space.get_gc_trigger().is_collection_enabled()
-        && space.common.global_state.is_initialized()
-}
-
-/// Tells MMTk that an allocation needing new memory succeeded since the last GC, as the
-/// stock allocators do after every successful slow path (`alloc_slow_inline`). Called when
-/// a core slow path that charged pages handed out a cell (`allocated_after_charge`), never for a
-/// charge alone: a fresh block whose header page was charged and whose cells' pages were
-/// then vetoed is no success (that report made every GC a non-emergency one while the
-/// request could never be met: the OpenJDK livelock, reproduced by `synthvm hog`). MMTk counts
-/// a GC that follows another with no such success as an *emergency* collection, and an
-/// allocation that fails after an emergency collection as out of memory; our mutators take
-/// fresh pages in the core, never through MMTk's slow path, so without this report every
-/// second GC would be an emergency one and a mutator descheduled across two GCs would see a
-/// false out of memory.
-fn note_allocation_success<VM: VMBinding>(space: &ShardSweepSpace<VM>) {
-    let flag = &space.common.global_state.allocation_success;
-    // Relaxed: a hint read by the GC trigger when the next GC is scheduled (the stop for
-    // that GC orders it); the load first keeps the cache line shared when already set.
-    if !flag.load(Ordering::Relaxed) {
-        flag.store(true, Ordering::Relaxed);
+impl<VM: VMBinding> ShardSweepSpace<VM> {
+    /// A GC's prepare (mutators stopped, before any sweep resets the counts): the
+    /// (mutator, size class) pairs whose slow path ran since the last GC, for `headroom`.
+    pub(super) fn count_sharers(&self) {
+        let heaps = self.heaps.lock().unwrap();
+        // SAFETY: registered heaps are alive; mutators are stopped.
+        let n: usize = heaps.iter().map(|&h| unsafe { (*(h as *const Heap)).busy_bins() }).sum();
+        // Relaxed: see `headroom`; the GC's end orders it for the mutators.
+        self.xsharers.store(n.max(1), Ordering::Relaxed);
     }
 }

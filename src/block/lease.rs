@@ -66,26 +66,25 @@ pub const fn lease_cells_in(bin: usize, pages: usize) -> usize {
     }
 }
 
-/// The size classes a mutator is taken to allocate from at once, for the headroom's share
-/// ([`lease_pages`]): a guess of the classes a mutator is busy in (under the JVM the lusearch
-/// stand-in's mutators together charge pages in about 30 classes between two GCs, a handful of
-/// them most: `bindings/openjdk/results/mmtk-0.33/footprint-classes`).
+/// The size classes a heap is taken to allocate from when nothing was measured (an embedder's
+/// estimate of [`Headroom::sharers`] before its first GC: heaps × this). Under the JVM the
+/// lusearch stand-in's mutators together charge pages in about 30 classes between two GCs, a
+/// handful of them most (`bindings/openjdk/results/mmtk-0.33/footprint-classes`).
 pub const LEASE_SHARE_BINS: usize = 16;
 
 /// Pages' worth of cells one lease takes under `Adopt::Headroom`, from the budget's room left:
-/// each heap's share of it per size class, `pages / (heaps × LEASE_SHARE_BINS)`, at least one
-/// page; [`PAGES_PER_BLOCK`] (or more: the caller adopts the whole block) while the room left
-/// would hold a whole block per class for every heap, and when the budget does not know its
-/// room. So while the heap is far from full a mutator adopts blocks (mimalloc's way, the fewest
-/// slow paths), and as the room shrinks towards the limit the free cells of abandoned blocks
-/// are handed out in ever smaller leases, to whichever mutator needs them, before anyone
-/// charges a page.
+/// the share of each (heap, size class) pair that draws on it, `pages / sharers`, at least one
+/// page; [`PAGES_PER_BLOCK`] (the caller adopts the whole block) while the room would hold a
+/// whole block for every pair, and when the budget does not know its room. So while the heap
+/// is far from full a heap adopts blocks (mimalloc's way, the fewest slow paths), and as the
+/// room shrinks towards the limit the free cells of abandoned blocks are handed out in ever
+/// smaller leases, to whichever heap needs them, before anyone charges a page.
 pub const fn lease_pages(room: Option<Headroom>) -> usize {
     match room {
         None => PAGES_PER_BLOCK,
         Some(h) => {
-            let heaps = if h.heaps == 0 { 1 } else { h.heaps };
-            let share = h.pages / heaps / LEASE_SHARE_BINS;
+            let sharers = if h.sharers == 0 { 1 } else { h.sharers };
+            let share = h.pages / sharers;
             if share == 0 {
                 1
             } else if share > PAGES_PER_BLOCK {
