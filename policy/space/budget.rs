@@ -80,3 +80,32 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
         self.xsharers.store(n.max(1), Ordering::Relaxed);
     }
 }
+
+/// Whether a charge may poll the GC trigger: a mutator allocating outside a GC, with
+/// collection enabled and initialised (as `Space::acquire` decides).
+fn may_poll<VM: VMBinding>(space: &ShardSweepSpace<VM>) -> bool {
+    // Relaxed: set/cleared by the GC while mutators are stopped; the stop orders it.
+    !space.xin_gc.load(Ordering::Relaxed)
+        && space.get_gc_trigger().is_collection_enabled()
+        && space.common.global_state.is_initialized()
+}
+
+/// Tells MMTk that an allocation needing new memory succeeded since the last GC, as the
+/// stock allocators do after every successful slow path (`alloc_slow_inline`). Called when
+/// a core slow path that charged pages handed out a cell (`allocated_after_charge`), never for a
+/// charge alone: a fresh block whose header page was charged and whose cells' pages were
+/// then vetoed is no success (that report made every GC a non-emergency one while the
+/// request could never be met: the OpenJDK livelock, reproduced by `synthvm hog`). MMTk counts
+/// a GC that follows another with no such success as an *emergency* collection, and an
+/// allocation that fails after an emergency collection as out of memory; our mutators take
+/// fresh pages in the core, never through MMTk's slow path, so without this report every
+/// second GC would be an emergency one and a mutator descheduled across two GCs would see a
+/// false out of memory.
+fn note_allocation_success<VM: VMBinding>(space: &ShardSweepSpace<VM>) {
+    let flag = &space.common.global_state.allocation_success;
+    // Relaxed: a hint read by the GC trigger when the next GC is scheduled (the stop for
+    // that GC orders it); the load first keeps the cache line shared when already set.
+    if !flag.load(Ordering::Relaxed) {
+        flag.store(true, Ordering::Relaxed);
+    }
+}
