@@ -3,9 +3,12 @@
 # =block, one 64K library, and Immix: the lusearch stand-in at 2x MarkCompact's minimum heap
 # (19 MiB at 8 threads, 33 at 24) and at 2x the largest minimum (64 and 94 MiB), 5 iterations, the
 # last one timed; ROUNDS rounds (default 1-5), configurations rotated, ratios paired per round.
-# IMAGES: d64 (this repository at ba72ad6, SHARDSWEEP_BLOCK_KIB=64), hstock (stock mmtk 0.33.0).
+# IMAGES: e64 (this repository at 34fe2bd, SHARDSWEEP_BLOCK_KIB=64; the room shared among the
+# (mutator, class) pairs of the last GC interval), hstock (stock mmtk 0.33.0). IMG=d64: at ba72ad6,
+# the room shared among registered mutators x 16 classes (time-d64.csv).
 #   IMAGES=<dir> command-time.sh [OUT.csv]; summary: ../time-2x/summarize.py OUT.csv [--pair A B]
 D=$(cd "$(dirname "$0")" && pwd)
-CONFIGS="d64:MarkSweep:headroom d64:MarkSweep:lease d64:MarkSweep:block hstock:Immix:-" \
+G=${IMG:-e64}
+CONFIGS="$G:MarkSweep:headroom $G:MarkSweep:lease $G:MarkSweep:block hstock:Immix:-" \
 CELLS=${CELLS:-"8:19 24:33 8:64 24:94"} ROUNDS=${ROUNDS:-"1 2 3 4 5"} \
-  exec "$D/../lease/command-time.sh" "${1:-$D/time.csv}"
+  exec "$D/../lease/command-time.sh" "${1:-$D/time-$G.csv}"
