@@ -8,10 +8,10 @@
 # repository at 1729a09, SHARDSWEEP_BLOCK_KIB=64 and 4) and hstock (stock mmtk 0.33.0); IMG64 names
 # another 64K image (rounds 6 and later: IMG64=b64, this repository at 164ff71, after c0406e9).
 # ADOPTS: the 64K library's SHARDSWEEP_ADOPT values (default "lease block"; label ss64-<value>);
-# CONTROLS=0 leaves out the 4K build and MarkCompact.
+# CONTROLS=0 leaves out the 4K build and MarkCompact; OUTDIR: where the searches go (default here).
 set -u
 ROOT=$(git rev-parse --show-toplevel); I=${IMAGES:?IMAGES: a directory with the MMTk OpenJDK images a64, a4, hstock}
-D=$ROOT/bindings/openjdk/results/mmtk-0.33/lease
+D=${OUTDIR:-$ROOT/bindings/openjdk/results/mmtk-0.33/lease}
 J=$("$ROOT/scripts/openjdk-standin-build.sh" lusearch)
 M=$ROOT/experiments/workloads/lusearch-standin/minheap.py
 for r in ${ROUNDS:-1 2}; do

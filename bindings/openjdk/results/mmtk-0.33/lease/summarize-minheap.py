@@ -12,7 +12,8 @@ import os
 import sys
 
 START_UP_RSS_MIB = 548
-NAMES = {"ss64-lease": "64K, lease", "ss64-block": "64K, block", "ss4": "4K", "markcompact": "MarkCompact"}
+NAMES = {"ss64-headroom": "64K, headroom", "ss64-lease": "64K, lease", "ss64-block": "64K, block", "ss4": "4K",
+         "markcompact": "MarkCompact"}
 
 
 def slope(d):
