@@ -62,7 +62,8 @@ import sys, yaml
 vs = []
 for p in sys.argv[1:]:
     c = yaml.safe_load(open(p))
-    for b in c["builds"] + ([c["reference"]["build"]] if "reference" in c else []):
+    # a reference is a build of this repository, or figures measured elsewhere (no build)
+    for b in c["builds"] + ([c["reference"]["build"]] if "build" in c.get("reference", {}) else []):
         if b["variant"] not in vs:
             vs.append(b["variant"])
 print(" ".join(vs))
