@@ -28,7 +28,7 @@
 //! | `SHARDSWEEP_REUSE`             | `address`, `densest`, `sparsest` | `address`  |
 //! | `SHARDSWEEP_HOLES`             | `0` (off), or bytes 256 to 65536 | `0`        |
 //! | `SHARDSWEEP_SPILL`             | `charge`, `defer`                | `charge`   |
-//! | `SHARDSWEEP_ADOPT`             | `lease`, `block`, `headroom`     | `lease`    |
+//! | `SHARDSWEEP_ADOPT`             | `headroom`, `lease`, `block`     | `headroom` |
 //!
 //! The block size is a build-time setting of the core (`SHARDSWEEP_BLOCK_KIB`).
 
@@ -276,7 +276,7 @@ impl SpaceSettings {
             reuse: read(&mut e, "SHARDSWEEP_REUSE", ReuseOrder::Address, ReuseOrder::parse),
             holes: read(&mut e, "SHARDSWEEP_HOLES", 0, parse_hole_bytes),
             spill: read(&mut e, "SHARDSWEEP_SPILL", Spill::Charge, Spill::parse),
-            adopt: read(&mut e, "SHARDSWEEP_ADOPT", Adopt::Lease, Adopt::parse),
+            adopt: read(&mut e, "SHARDSWEEP_ADOPT", Adopt::Headroom, Adopt::parse),
         };
         if s.holes > 0 && s.sweep == SweepMode::Lazy {
             e.push(format!("SHARDSWEEP_HOLES={}: lends holes with eager sweeping only; valid values with SHARDSWEEP_SWEEP=lazy: 0", s.holes));

@@ -384,8 +384,8 @@ def main(argv=None):
     r = S.execute([ss64, *small(8, 16, "lusearch-jvm")], {"SHARDSWEEP_SPILL": "defer", "SHARDSWEEP_REPORT_FOOTPRINT": 1}, timeout=120)
     ok, msg = judge_footprint_report(r, leasing=None)
     S.verdict((ok, f"spill=defer lusearch-jvm: {msg}"), r.out)
-    print("== adoption: SHARDSWEEP_ADOPT=lease (the default: a mutator takes a page's worth of an abandoned block's"
-          " cells), =block (the whole block) and =headroom (a lease sized by the heap's room left)")
+    print("== adoption: SHARDSWEEP_ADOPT=headroom (the default: a lease sized by the heap's room left), =lease (a"
+          " page's worth of an abandoned block's cells) and =block (the whole block)")
     for adopt in ("lease", "block", "headroom"):
         for w in ("lusearch", "fragger", "lusearch-jvm"):
             S.run(f"ss64k adopt={adopt} t8 {w}", [ss64, *small(8, 16, w, "--verify")],

@@ -8,7 +8,7 @@
 //! charge fresh pages instead. That is the cost of large blocks that page accounting does not
 //! remove (issue 20, `ARCHITECTURE.md`).
 //!
-//! Under `Adopt::Lease` (the MMTk space's default, `SHARDSWEEP_ADOPT`) the heap takes a *lease*:
+//! Under `Adopt::Lease` (`SHARDSWEEP_ADOPT=lease` in the MMTk space) the heap takes a *lease*:
 //! at most a page's worth of cells ([`LEASE_BYTES`], at least one cell) off the front of the
 //! block's free list, counted as handed out in the block, and the block goes straight back to
 //! its abandoned stack, where the next heap of any thread takes the next lease. The heap hands
@@ -17,7 +17,7 @@
 //! descriptor, one branch and a pop. A block popped without a free cell is adopted whole, as
 //! under `Block` (it can only extend).
 //!
-//! Under `Adopt::Headroom` the lease's size follows the room the budget has left
+//! Under `Adopt::Headroom` (the MMTk space's default) the lease's size follows the room the budget has left
 //! ([`crate::block::lease_pages`]): a whole block's worth (the block adopted, as under `Block`)
 //! while the room would hold a block per busy size class for every mutator, a page's worth near
 //! the limit. Under a collector the room is largest right after a GC, so a mutator adopts blocks
