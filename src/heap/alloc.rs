@@ -90,29 +90,15 @@ impl Heap {
         self.sweep_pending(bin);
         self.drain_delayed();
         let mut held = Held::default();
-        let found = match self.shared.settings.adopt {
-            Adopt::Block => self.find_free_cell(bin, &mut held),
-            Adopt::Lease => match self.search_queue(bin, &mut held) {
-                Some(b) => Some(b),
-                None => {
-                    if let Some(p) = self.lease_cell(bin, 1, &mut held) {
+        let found = match self.search_queue(bin, &mut held) {
+            Some(b) => Some(b),
+            None => match self.lease_unit() {
+                None => self.adopt_abandoned(bin, &mut held),
+                Some(pages) => {
+                    if let Some(p) = self.lease_cell(bin, pages, &mut held) {
                         return Ok(p);
                     }
                     None
-                }
-            },
-            Adopt::Headroom => match self.search_queue(bin, &mut held) {
-                Some(b) => Some(b),
-                None => {
-                    let pages = lease_pages(self.shared.budget.headroom());
-                    if pages >= PAGES_PER_BLOCK {
-                        self.adopt_abandoned(bin, &mut held)
-                    } else {
-                        if let Some(p) = self.lease_cell(bin, pages, &mut held) {
-                            return Ok(p);
-                        }
-                        None
-                    }
                 }
             },
         };
@@ -141,11 +127,23 @@ impl Heap {
         }
     }
 
-    /// Steps 1 and 2: a block with a free cell on a page already charged, from the bin's queue
-    /// or else from the abandoned blocks of the bin. Blocks that can only extend are noted.
-    fn find_free_cell(&mut self, bin: usize, held: &mut Held) -> Option<*mut Block> {
-        self.search_queue(bin, held)
-            .or_else(|| self.adopt_abandoned(bin, held))
+    /// Step 2's unit: `None` adopts an abandoned block whole (`Adopt::Block`, and
+    /// `Adopt::Headroom` while the room left gives every sharer a block's worth), `Some(pages)`
+    /// leases at most `pages` pages' worth of its cells (`Adopt::Lease`: one page).
+    #[inline]
+    fn lease_unit(&self) -> Option<usize> {
+        match self.shared.settings.adopt {
+            Adopt::Block => None,
+            Adopt::Lease => Some(1),
+            Adopt::Headroom => {
+                let pages = lease_pages(self.shared.budget.headroom());
+                if pages >= PAGES_PER_BLOCK {
+                    None
+                } else {
+                    Some(pages)
+                }
+            }
+        }
     }
 
     /// Step 1: searches the bin's queue (at most [`MAX_SEARCH`] blocks), collecting remote
