@@ -8,7 +8,9 @@
 #   scripts/minheap-study.sh --config FILE    # any minheap config, e.g. experiments/configs/minheap-fine.yaml
 #                                             # (the headline builds at 0.25 MiB resolution)
 #   scripts/minheap-study.sh --pristine-check # overlay copy without the feature vs pristine mmtk 0.33.0
-# options: --confirm N (the minimum must pass N more times), --resolution MiB (e.g. 0.5),
+# options: --confirm N (the minimum must pass N more times), --quorum K/N (a heap passes when K of
+#          N runs pass: for a workload whose runs pass or fail by chance near the minimum),
+#          --resolution MiB (e.g. 0.5),
 #          --out DIR, --no-build (use the binaries in .build/bin as they are), --report (no runs),
 #          --update-results (maintainers: write the committed experiments/results/<name>/)
 #
@@ -28,7 +30,7 @@ usage() { echo "minheap-study: $* (see --help)" >&2; exit 2; }
 while [ $# -gt 0 ]; do
     case "$1" in
         --full) CONFIG=experiments/configs/minheap-full.yaml ;;
-        --config|--confirm|--resolution|--out)
+        --config|--confirm|--quorum|--resolution|--out)
             [ $# -ge 2 ] && [ -n "$2" ] && [ "${2#--}" = "$2" ] || usage "$1 needs a value"
             case "$1" in
                 --config) CONFIG=$2 ;;

@@ -9,12 +9,20 @@ library; no I/O: the search calls a probe function the caller gives.
     extrapolate_guess(found, threads, start, growth=0.05, per_thread=False) -> float
     find_minimum(probe, guess, resolution, lo_bound, hi_bound, *, above_hi="clamp",
                  first_step=0.125, confirm=None) -> Outcome(status, heap, detail)
+    parse_quorum("k/n") -> (k, n)
+    quorum_probe(run, passes, runs) -> probe          # a heap passes when k of n runs pass
 
 The search (running-ng's rules): from `guess` (snapped to the resolution), step away (first step
 `first_step` x the guess, at least one resolution step, doubling each time) until a passing and a
 failing heap bracket the minimum, then bisect until the bracket is one resolution step wide; the
 minimum is the smallest passing heap. A probe returns True (passes) or False (too small) and
 raises to abandon the search (an error: the exception goes to the caller).
+
+Where a run near the minimum passes or fails by chance (a workload whose threads race for the
+last free pages: a pass/fail band rather than a step), one run per heap lands the bisection
+anywhere in the band. `quorum_probe` makes a heap pass when `passes` of `runs` runs pass,
+stopping as soon as the answer is known, so the minimum found is where the chance of passing
+reaches about passes/runs.
 """
 from collections import namedtuple
 
@@ -144,3 +152,38 @@ def find_minimum(probe, guess, resolution, lo_bound, hi_bound, *, above_hi="clam
                 hi = h
             else:
                 lo = h
+
+
+def parse_quorum(text):
+    """"k/n" (k of n runs must pass; 1 <= k <= n <= 99) -> (k, n); ValueError naming the form."""
+    try:
+        k, n = (int(x) for x in str(text).split("/"))
+    except ValueError:
+        raise ValueError(f"invalid quorum {text!r}: valid values are k/n with 1 <= k <= n, e.g. 1/1, 2/3") from None
+    if not 1 <= k <= n <= 99:
+        raise ValueError(f"invalid quorum {text!r}: valid values are k/n with 1 <= k <= n, e.g. 1/1, 2/3")
+    return k, n
+
+
+def quorum_probe(run, passes, runs):
+    """A probe for find_minimum: `run(heap, i) -> bool` is the i-th run (0-based) at `heap`; the
+    heap passes when `passes` of `runs` runs pass. Runs stop as soon as the answer is known: at
+    the `passes`-th pass, or when so many failed that `passes` can no longer be reached. With
+    1/1 it is `run(heap, 0)`."""
+    if not 1 <= passes <= runs:
+        raise ValueError(f"quorum {passes}/{runs}")
+
+    def probe(heap):
+        ok = bad = 0
+        for i in range(runs):
+            if run(heap, i):
+                ok += 1
+                if ok >= passes:
+                    return True
+            else:
+                bad += 1
+                if bad > runs - passes:
+                    return False
+        return False  # (not reached: one of the two limits is met by the last run)
+
+    return probe

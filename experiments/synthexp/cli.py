@@ -1,6 +1,6 @@
 """shardsweep experiments on synthvm: minimum heap over mutator threads, and time over heap size.
 
-    python3 experiments/exp.py minheap CONFIG.yaml [--out DIR] [--confirm N] [--resolution MiB]
+    python3 experiments/exp.py minheap CONFIG.yaml [--out DIR] [--confirm N] [--quorum K/N] [--resolution MiB]
     python3 experiments/exp.py time    CONFIG.yaml [--out DIR]
     python3 experiments/exp.py report  CONFIG.yaml [--out DIR]      # tables + plots from the CSV only
 
@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 from .binaries import binary_of
-from .config import ROOT, fmt_dur, load_config, rel
+from .config import ROOT, check_quorum, fmt_dur, load_config, rel
 from .minheap import minheap_study
 from .pristine import pristine_summary
 from .report_minheap import minheap_report, summary_minheap
@@ -34,6 +34,7 @@ def main():
     ap.add_argument("config")
     ap.add_argument("--out", help="results directory (default experiments/results/<config name>)")
     ap.add_argument("--confirm", type=int, help="override search.confirm (extra passes of each minimum)")
+    ap.add_argument("--quorum", help="override search.quorum: k/n, a heap passes when k of n runs pass")
     ap.add_argument("--resolution", type=float, help="override search.resolution_mib")
     ap.add_argument("--command", help="the command line to record in README.md")
     ap.add_argument("--quiet", action="store_true")
@@ -41,6 +42,8 @@ def main():
     cfg = load_config(a.config)
     if a.confirm is not None:
         cfg["search"]["confirm"] = a.confirm
+    if a.quorum is not None:
+        cfg["search"]["quorum"] = check_quorum(a.quorum, "--quorum")
     if a.resolution is not None:
         cfg["search"]["resolution_mib"] = a.resolution
     out = Path(a.out) if a.out else ROOT / "experiments" / "results" / cfg["name"]

@@ -4,6 +4,7 @@ import sys
 from pathlib import Path
 
 import yaml
+from studylib.heapsearch import parse_quorum
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN_DIR = Path(os.environ.get("SHARDSWEEP_EXP_BIN_DIR", ROOT / ".build" / "bin"))
@@ -41,12 +42,23 @@ def load_config(path):
     s.setdefault("resolution_mib", 1)
     s.setdefault("timeout_s", 120)
     s.setdefault("confirm", 0)
+    # A heap passes when k of n runs pass ("k/n"; studylib.heapsearch.quorum_probe).
+    s["quorum"] = check_quorum(s.get("quorum", "1/1"), path)
     for b in cfg["builds"]:
         b.setdefault("env", {})
         b.setdefault("plan", "MarkSweep")
         b.setdefault("label", b["name"])
     cfg["_path"] = str(path)
     return cfg
+
+
+def check_quorum(text, where):
+    """The search's quorum as (k, n), or one line naming the valid values and exit 2."""
+    try:
+        return parse_quorum(text)
+    except ValueError as e:
+        print(f"exp.py: {where}: search.quorum: {e}", file=sys.stderr)
+        sys.exit(2)
 
 
 def rel(p):

@@ -1,10 +1,11 @@
 """The minimum-heap study: for each build and thread count, the search of
 experiments/studylib/heapsearch.py over synthvm probes (running-ng's rules: a probe passes on
 exit 0 and PASSED, is too small on out of memory or the probe timeout, anything else is an
-error, retried once)."""
+error, retried once). With `search.quorum` k/n a heap passes when k of its n runs pass: run 0
+has purpose `search`, run i > 0 purpose `search-i`, so the CSV of a 1/1 study is reused."""
 import time
 
-from studylib.heapsearch import extrapolate_guess, find_minimum
+from studylib.heapsearch import extrapolate_guess, find_minimum, quorum_probe
 
 from .config import fmt_dur, fmt_heap
 from .runner import Missing, Runner, Store
@@ -35,11 +36,11 @@ def find_minheap(runner, build, threads, guess, search, confirm):
     replaying the CSV reproduces the same sequence of probes."""
     n = [0]
 
-    def probe(h):
-        """True = passes, False = too small; raises on a repeated error."""
+    def run(h, i):
+        """Run i at heap h: True = passes, False = too small; raises on a repeated error."""
         attempt = 0
         while True:
-            r = runner.run(build, threads, h, "search", attempt)
+            r = runner.run(build, threads, h, "search" if i == 0 else f"search-{i}", attempt)
             n[0] += 1
             if r["outcome"] == "pass":
                 return True
@@ -48,6 +49,8 @@ def find_minheap(runner, build, threads, guess, search, confirm):
             if attempt >= 1:
                 raise RuntimeError(f"heap {fmt_heap(h)} MiB: {r['outcome']} rc={r['exit_code']}: {r['detail']}")
             attempt += 1
+
+    probe = quorum_probe(run, *search.get("quorum", (1, 1)))
 
     def confirmed(h):
         """Passes `confirm` more times (False at the first too small; raises on an error)."""

@@ -22,7 +22,9 @@ def minheap_report(cfg, out, command, results, runner=None):
              f"iterations {cfg['iterations']} · seed {cfg['seed']} · env `{cfg['env']}` · "
              f"search {fmt_heap(cfg['search']['lo_mib'])}–{fmt_heap(cfg['search']['hi_mib'])} MiB at "
              f"{fmt_heap(cfg['search']['resolution_mib'])} MiB resolution, probe timeout "
-             f"{cfg['search']['timeout_s']} s, {cfg['search']['confirm']} confirmation(s) of each minimum.\n")
+             f"{cfg['search']['timeout_s']} s, {cfg['search']['confirm']} confirmation(s) of each minimum"
+             + (f", a heap passes when {cfg['search']['quorum'][0]} of its {cfg['search']['quorum'][1]} runs pass"
+                if tuple(cfg['search'].get('quorum', (1, 1))) != (1, 1) else "") + ".\n")
     L.append(f"Generated {dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M UTC}, repo at {git_rev()}; "
              f"{machine_line()}; {len(rows)} probes in the CSV.\n")
     complete = all(results[(b['name'], t)].status == "ok" for b in builds for t in threads)

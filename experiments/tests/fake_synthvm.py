@@ -2,7 +2,9 @@
 """A stand-in for synthvm with a known minimum heap, to test the search rules quickly.
 minheap(t) = FAKE_BASE + FAKE_SLOPE * t MiB (defaults 8 and 0.5). Below it: "Out of memory",
 exit 3, except heaps in FAKE_HANG (comma list, MiB), which sleep forever (timeout = too small),
-and heaps in FAKE_ERROR, which panic (exit 101: an error, never a result)."""
+and heaps in FAKE_ERROR, which panic (exit 101: an error, never a result). FAKE_BAND=W (MiB) with
+FAKE_COUNTER=<file>: a pass/fail band [minheap, minheap + W) where only every third run (counted
+in the file) passes, as a workload whose threads race for the last pages."""
 import json, os, sys, time
 a = sys.argv[1:]
 t = int(a[a.index("-t") + 1]); h = a[a.index("--heap") + 1]
@@ -14,6 +16,13 @@ if listed("FAKE_ERROR"):
     print("thread 'main' panicked at fake", file=sys.stderr); sys.exit(101)
 if listed("FAKE_HANG"):
     time.sleep(3600)
+band = float(os.environ.get("FAKE_BAND", 0))
+if band and heap + 1e-9 >= base + slope * t and heap + 1e-9 < base + slope * t + band:
+    c = os.environ["FAKE_COUNTER"]
+    n = int(open(c).read()) if os.path.exists(c) else 0
+    open(c, "w").write(str(n + 1))
+    if n % 3:
+        print("synthvm: Out of memory: fake band", file=sys.stderr); sys.exit(3)
 if heap + 1e-9 < base + slope * t:
     print("synthvm: Out of memory: fake", file=sys.stderr); sys.exit(3)
 print("===== synthvm lusearch PASSED in 1 msec =====")

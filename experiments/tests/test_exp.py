@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Fast checks of experiments/exp.py's search rules against fake_synthvm.py (no MMTk needed):
 exact minimum at 1 and 0.5 MiB resolution, slope/intercept/R^2, resume without new probes,
-timeouts count as too small, errors are reported and not counted, confirmation."""
+timeouts count as too small, errors are reported and not counted, confirmation, a k-of-n quorum."""
 import os, shutil, subprocess, sys, tempfile, csv
 from pathlib import Path
 
@@ -91,6 +91,23 @@ with tempfile.TemporaryDirectory() as d:
     check("--confirm 2 re-runs each minimum twice", len(conf) == 6 and
           [rows[("a", t)]["minheap_mib"] for t in (1, 12, 24)] == ["9", "14", "20"], f"{len(conf)}")
     shutil.rmtree(tmp / "out")
+    # a pass/fail band 3 MiB wide (1 run in 3 passes): one run per heap stops anywhere in it,
+    # 2 of 3 at its top (ceil(8 + 0.5 t) + 3); the runs after the first have their own purpose
+    band = {"FAKE_BAND": "3", "FAKE_COUNTER": str(tmp / "counter")}
+    p, rows = run(tmp, CFG.format(res=1, confirm=0), env=band, args=("--quorum", "2/3"))
+    got = [rows.get(("a", t), {}).get("minheap_mib") for t in (1, 12, 24)]
+    probes = list(csv.DictReader(open(tmp / "out" / "probes.csv")))
+    check("--quorum 2/3 finds the band's top", got == ["12", "17", "23"], f"{got} {p.stderr[-300:]}")
+    check("quorum runs after the first are search-1, search-2",
+          {x["purpose"] for x in probes} == {"search", "search-1", "search-2"})
+    check("the README names the quorum", "a heap passes when 2 of its 3 runs pass"
+          in (tmp / "out" / "README.md").read_text())
+    shutil.rmtree(tmp / "out")
+    p, _ = run(tmp, CFG.format(res=1, confirm=0), args=("--quorum", "3/2"))
+    check("an invalid quorum: one line naming the valid values, exit 2",
+          p.returncode == 2 and "valid values are k/n" in p.stderr and len(p.stderr.strip().splitlines()) == 1,
+          f"{p.returncode} {p.stderr}")
+    shutil.rmtree(tmp / "out", ignore_errors=True)
     # vm_args reach synthvm's command line and the probe key; a reference block adds the
     # comparison of slopes (fake: 0.5 MiB/thread at 0.5 MiB resolution)
     ref = CFG.format(res=0.5, confirm=0).replace("builds:\n", "") + (

@@ -8,7 +8,8 @@ import unittest
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # experiments/
-from studylib.heapsearch import extrapolate_guess, find_minimum, linfit, slope  # noqa: E402
+from studylib.heapsearch import (extrapolate_guess, find_minimum, linfit, parse_quorum,  # noqa: E402
+                                 quorum_probe, slope)
 
 
 class Fit(unittest.TestCase):
@@ -123,6 +124,54 @@ class Search(unittest.TestCase):
     def test_bad_mode(self):
         with self.assertRaises(ValueError):
             find_minimum(lambda h: True, 16, 1, 1, 64, above_hi="sometimes")
+
+
+def band_run(minimum, band, log):
+    """A run that always passes from minimum + band, never below minimum, and in between passes
+    only its first run of every three (1 of 3 by chance, as a pass/fail band)."""
+    def run(h, i):
+        log.append((h, i))
+        if h >= minimum + band:
+            return True
+        if h < minimum:
+            return False
+        return i % 3 == 0
+    return run
+
+
+class QuorumTest(unittest.TestCase):
+    def test_parse(self):
+        self.assertEqual(parse_quorum("2/3"), (2, 3))
+        self.assertEqual(parse_quorum(" 1/1 "), (1, 1))
+        for bad in ("3/2", "0/1", "2", "a/b", "1/100", ""):
+            with self.assertRaisesRegex(ValueError, "valid values are k/n"):
+                parse_quorum(bad)
+
+    def test_one_of_one_is_one_run(self):
+        log = []
+        probe = quorum_probe(band_run(10, 4, log), 1, 1)
+        self.assertTrue(probe(11))
+        self.assertFalse(probe(9))
+        self.assertEqual(log, [(11, 0), (9, 0)])
+
+    def test_stops_as_soon_as_the_answer_is_known(self):
+        log = []
+        probe = quorum_probe(band_run(10, 4, log), 2, 3)
+        self.assertTrue(probe(20))   # two passes: the third run is not needed
+        self.assertFalse(probe(5))   # two failures: 2 of 3 is out of reach
+        self.assertFalse(probe(12))  # pass, fail, fail
+        self.assertEqual(log, [(20, 0), (20, 1), (5, 0), (5, 1), (12, 0), (12, 1), (12, 2)])
+
+    def test_the_band_moves_the_minimum_to_its_top(self):
+        # one run per heap: every heap of the band passes its first run, so the search ends at
+        # the band's bottom; with 2 of 3 it ends at the band's top
+        for (k, n), want in (((1, 1), 10), ((2, 3), 14), ((1, 3), 10)):
+            r = find_minimum(quorum_probe(band_run(10, 4, []), k, n), 16, 1, 1, 64)
+            self.assertEqual((r.status, r.heap), ("ok", want), (k, n))
+
+    def test_bad_quorum(self):
+        with self.assertRaises(ValueError):
+            quorum_probe(lambda h, i: True, 3, 2)
 
 
 if __name__ == "__main__":

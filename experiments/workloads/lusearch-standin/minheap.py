@@ -2,8 +2,8 @@
 """Minimum heap of a JVM stand-in (lusearch, h2 or xalan) on a given JDK, over mutator threads.
 
     minheap.py JAVA [--workload lusearch|h2|xalan] [--threads "1 12 24 48"] [--size default]
-               [--iterations 2] [--resolution 0.25] [--timeout 180] [--label NAME] [--out DIR]
-               [-- JVM ARGS...]
+               [--iterations 2] [--resolution 0.25] [--quorum 1/1] [--timeout 180] [--label NAME]
+               [--out DIR] [-- JVM ARGS...]
 
 The JVM runs with -Xms = -Xmx = the probed heap (a fixed MMTk heap under mmtk-openjdk), the
 extra JVM arguments after `--` (e.g. -XX:+UseThirdPartyHeap, -XX:+UseSerialGC) and this
@@ -18,7 +18,9 @@ count is reported as ERROR with the output's last line.
 Search per thread count: an exponential search outwards from a guess (--guess for the first
 thread count; then the first minimum grown by --guess-growth per thread; then the line through
 the last two minima), then bisection until the bracket is `--resolution` MiB wide; the minimum
-is the smallest passing heap. Writes OUT/probes.csv (every run, with its command) and
+is the smallest passing heap. With `--quorum K/N` a heap passes when K of N runs pass (they stop
+as soon as the answer is known; the CSV's `run` column numbers them): for a build whose runs
+near the minimum pass or fail by chance. Writes OUT/probes.csv (every run, with its command) and
 OUT/minheap.csv (one row per thread count), appending; prints a table.
 Only the Python standard library.
 """
@@ -48,7 +50,7 @@ ENV_KEYS = ("MMTK_", "SHARDSWEEP_")
 # The space's own peak, printed at exit under SHARDSWEEP_REPORT_PEAK=1 (policy/report.rs).
 PEAK_RESIDENT = re.compile(rb"shardsweep: peak resident pages \d+ \((\d+) KiB\)")
 PROBE_FIELDS = ["workload", "label", "java", "jvm_args", "env", "size", "iterations", "threads", "heap_mib",
-                "attempt", "outcome", "exit_code", "wall_s", "last_iteration_ms", "digest",
+                "run", "attempt", "outcome", "exit_code", "wall_s", "last_iteration_ms", "digest",
                 "timestamp", "command", "detail", "peak_rss_kib", "space_peak_resident_kib"]
 MINHEAP_FIELDS = ["workload", "label", "java", "jvm_args", "env", "size", "iterations", "threads",
                   "minheap_mib", "status", "probes", "resolution_mib", "digest", "timestamp", "detail",
@@ -160,7 +162,7 @@ class Study:
         return ([self.java] + self.a.jvm_args + [f"-Xms{kib}k", f"-Xmx{kib}k", "-jar", str(self.jar)]
                 + workloads.program_args(self.a.workload, self.a.size, self.a.iterations, threads, self.a.index))
 
-    def run(self, threads, heap_mib, attempt):
+    def run(self, threads, heap_mib, attempt, rep=0):
         cmd = self.command(threads, heap_mib)
         t0 = time.time()
         work = self.out / "work"  # the JVM's cwd: where a crashing HotSpot writes hs_err_pid*.log
@@ -195,7 +197,7 @@ class Study:
         self.append("probes.csv", PROBE_FIELDS, {
             "workload": self.a.workload, "label": self.a.label, "java": self.java, "jvm_args": " ".join(self.a.jvm_args),
             "env": self.env_desc, "size": self.a.size, "iterations": self.a.iterations,
-            "threads": threads, "heap_mib": f"{heap_mib:g}", "attempt": attempt, "outcome": outcome,
+            "threads": threads, "heap_mib": f"{heap_mib:g}", "run": rep, "attempt": attempt, "outcome": outcome,
             "exit_code": "" if timed_out else r.returncode, "wall_s": f"{wall:.2f}",
             "last_iteration_ms": m.group(1).decode() if m else "",
             "digest": " ".join(d.decode() for d in digests),
@@ -207,16 +209,21 @@ class Study:
         print(f" {heap_mib:g}M{sym}", end="", flush=True)
         return outcome, detail, digests
 
-    def probe(self, threads, heap_mib):
-        """True if heap_mib is enough, False if too small; raises on repeated errors."""
+    def probe_run(self, threads, heap_mib, rep):
+        """Run `rep` at heap_mib: True if it passes, False if too small; raises on repeated errors."""
         for attempt in range(2):
-            outcome, detail, digests = self.run(threads, heap_mib, attempt)
+            outcome, detail, digests = self.run(threads, heap_mib, attempt, rep)
             if outcome == "pass":
                 self.digests.update(digests)
                 return True
             if outcome in ("oom", "timeout"):
                 return False
         raise RuntimeError(detail)
+
+    def probe(self, threads, heap_mib):
+        """True if heap_mib is enough (K of N runs pass, --quorum), False if too small."""
+        k, n = self.a.quorum
+        return heapsearch.quorum_probe(lambda h, i: self.probe_run(threads, h, i), k, n)(heap_mib)
 
     def search(self, threads, guess):
         """Exponential search outwards from `guess` (first step 1/8 of it, doubling), then
@@ -284,6 +291,7 @@ def main(argv):
     p.add_argument("--size", default="default", choices=["small", "default", "large"])
     p.add_argument("--iterations", type=int, default=2)
     p.add_argument("--resolution", type=float, default=0.25, help="MiB (default 0.25)")
+    p.add_argument("--quorum", default="1/1", help="K/N: a heap passes when K of N runs pass (default 1/1)")
     p.add_argument("--guess", type=float, default=16.0, help="first heap tried, MiB")
     p.add_argument("--guess-growth", type=float, default=0.05,
                    help="second thread count's guess: the first minimum grown by this fraction per thread")
@@ -295,6 +303,10 @@ def main(argv):
                                  "for h2 and xalan .build/openjdk-standin-minheap/WORKLOAD/LABEL)")
     a = p.parse_args(argv)
     a.jvm_args = jvm_args
+    try:
+        a.quorum = heapsearch.parse_quorum(a.quorum)
+    except ValueError as e:
+        p.error(f"--quorum: {e}")
     a.threads = [int(x) for x in a.threads.replace(",", " ").split()]
     root = HERE.parents[2]
     a.jar = a.jar or str(workloads.jar(a.workload))

@@ -45,6 +45,34 @@ class Search(unittest.TestCase):
             s.search(1, 16)
 
 
+class Quorum(unittest.TestCase):
+    def study(self, quorum):
+        """A Study whose runs always pass from 14 MiB, never below 10, and in between pass only
+        the first of every three runs at a heap (a pass/fail band); run() is faked."""
+        s = object.__new__(minheap.Study)
+        s.a = types.SimpleNamespace(resolution=0.5, max_heap=4096.0, quorum=quorum)
+        s.digests = set()
+        s.runs = []
+
+        def run(threads, heap, attempt, rep=0):
+            s.runs.append((heap, rep))
+            ok = heap >= 14 or (heap >= 10 and rep % 3 == 0)
+            return ("pass" if ok else "oom"), "", []
+        s.run = run
+        return s
+
+    def test_one_of_one_lands_in_the_band_two_of_three_at_its_top(self):
+        self.assertEqual(self.study((1, 1)).search(24, 16.0), 10.0)
+        s = self.study((2, 3))
+        self.assertEqual(s.search(24, 16.0), 14.0)
+        self.assertEqual({rep for _, rep in s.runs}, {0, 1, 2})
+
+    def test_invalid_quorum_is_a_usage_error(self):
+        with self.assertRaises(SystemExit) as e:
+            minheap.main(["java", "--quorum", "4/3"])
+        self.assertEqual(e.exception.code, 2)
+
+
 class Classify(unittest.TestCase):
     PASS = b"===== lusearch-standin default PASSED in 812 msec =====\n"
 
