@@ -6,7 +6,8 @@
 # (ROUNDS, default 1 2); a minimum heap does not depend on speed, so it is taken beside other work.
 # IMAGES: MMTk OpenJDK images (bindings/openjdk/README.md) a64 and a4 (libmmtk_openjdk.so of this
 # repository at 1729a09, SHARDSWEEP_BLOCK_KIB=64 and 4) and hstock (stock mmtk 0.33.0); IMG64 names
-# another 64K image (rounds 6 and later: IMG64=b64, this repository at 164ff71, after c0406e9).
+# another 64K image (rounds 6 and later: IMG64=b64, this repository at 164ff71, after c0406e9), IMG4
+# another 4K image, IMGMC the image MarkCompact runs on.
 # ADOPTS: the 64K library's SHARDSWEEP_ADOPT values (default "lease block"; label ss64-<value>);
 # CONTROLS=0 leaves out the 4K build and MarkCompact; OUTDIR: where the searches go (default here).
 set -u
@@ -17,7 +18,7 @@ M=$ROOT/experiments/workloads/lusearch-standin/minheap.py
 for r in ${ROUNDS:-1 2}; do
   for t in ${THREADS:-48 24 1}; do
     cfgs=(); for a in ${ADOPTS:-lease block}; do cfgs+=("ss64-$a ${IMG64:-a64} MarkSweep SHARDSWEEP_ADOPT=$a"); done
-    [ "${CONTROLS:-1}" = 0 ] || cfgs+=("ss4 a4 MarkSweep" "markcompact hstock MarkCompact")
+    [ "${CONTROLS:-1}" = 0 ] || cfgs+=("ss4 ${IMG4:-a4} MarkSweep" "markcompact ${IMGMC:-hstock} MarkCompact")
     for cfg in "${cfgs[@]}"; do
       set -- $cfg; label=$1; image=$2; plan=$3; shift 3
       env MMTK_PLAN=$plan "$@" python3 "$M" "$I/$image/bin/java" --workload lusearch --jar "$J" --size default \
