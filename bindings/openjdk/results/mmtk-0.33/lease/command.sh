@@ -9,7 +9,8 @@
 # another 64K image (rounds 6 and later: IMG64=b64, this repository at 164ff71, after c0406e9), IMG4
 # another 4K image, IMGMC the image MarkCompact runs on.
 # ADOPTS: the 64K library's SHARDSWEEP_ADOPT values (default "lease block"; label ss64-<value>);
-# CONTROLS=0 leaves out the 4K build and MarkCompact; OUTDIR: where the searches go (default here).
+# CONTROLS=0 leaves out the 4K build and MarkCompact; OUTDIR: where the searches go (default here);
+# QUORUM=K/N: a heap passes when K of N runs pass (minheap.py --quorum; default one run).
 set -u
 ROOT=$(git rev-parse --show-toplevel); I=${IMAGES:?IMAGES: a directory with the MMTk OpenJDK images a64, a4, hstock}
 D=${OUTDIR:-$ROOT/bindings/openjdk/results/mmtk-0.33/lease}
@@ -22,7 +23,7 @@ for r in ${ROUNDS:-1 2}; do
     for cfg in "${cfgs[@]}"; do
       set -- $cfg; label=$1; image=$2; plan=$3; shift 3
       env MMTK_PLAN=$plan "$@" python3 "$M" "$I/$image/bin/java" --workload lusearch --jar "$J" --size default \
-        --guess $((10 + t / 3)) --threads "$t" --resolution 0.5 --timeout 300 --label "$label-r$r" --out "$D/$label" \
+        --guess $((10 + t / 3)) --threads "$t" --resolution 0.5 --timeout 300 --label "$label-r$r" --out "$D/$label" ${QUORUM:+--quorum "$QUORUM"} \
         -- -XX:+UseThirdPartyHeap
     done
   done
