@@ -5,7 +5,7 @@
 # last one timed; ROUNDS rounds (default 1-5), configurations rotated, ratios paired per round.
 # IMAGES: e64 (this repository at 34fe2bd, SHARDSWEEP_BLOCK_KIB=64; the room shared among the
 # (mutator, class) pairs of the last GC interval), hstock (stock mmtk 0.33.0). IMG=d64: at ba72ad6,
-# the room shared among registered mutators x 16 classes (time-d64.csv). IMG=f64: at 8e92db8 (the
+# the room shared among registered mutators x 16 classes (time-d64.csv). IMG=f64: at 96e4c99 (the
 # same rule as e64), CONFIGS="f64:MarkSweep:headroom f64:MarkSweep:block hstock:Immix:-",
 # CELLS="24:33 8:19", ROUNDS="1 ... 8": more rounds of the cells at 2x MarkCompact's minimum (time-f64.csv).
 #   IMAGES=<dir> command-time.sh [OUT.csv]; summary: ../time-2x/summarize.py OUT.csv [--pair A B]
