@@ -13,7 +13,7 @@ import sys
 
 START_UP_RSS_MIB = 548
 NAMES = {"ss64-headroom": "64K, headroom", "ss64-lease": "64K, lease", "ss64-block": "64K, block", "ss4": "4K",
-         "markcompact": "MarkCompact"}
+         "markcompact": "MarkCompact", "immix": "Immix"}
 
 
 def slope(d):
