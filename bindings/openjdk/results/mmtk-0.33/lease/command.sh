@@ -8,8 +8,9 @@
 # repository at 1729a09, SHARDSWEEP_BLOCK_KIB=64 and 4) and hstock (stock mmtk 0.33.0); IMG64 names
 # another 64K image (rounds 6 and later: IMG64=b64, this repository at 164ff71, after c0406e9), IMG4
 # another 4K image, IMGMC the image MarkCompact runs on.
-# ADOPTS: the 64K library's SHARDSWEEP_ADOPT values (default "lease block"; label ss64-<value>);
-# CONTROLS=0 leaves out the 4K build and MarkCompact; OUTDIR: where the searches go (default here);
+# ADOPTS: the 64K library's SHARDSWEEP_ADOPT values (default "lease block"; label ss64-<value>;
+# ADOPTS="" none); CONTROLS=0 leaves out the 4K build and MarkCompact; IMMIX=1 adds Immix (on
+# IMGMC, label immix); OUTDIR: where the searches go (default here);
 # QUORUM=K/N: a heap passes when K of N runs pass (minheap.py --quorum; default one run).
 set -u
 ROOT=$(git rev-parse --show-toplevel); I=${IMAGES:?IMAGES: a directory with the MMTk OpenJDK images a64, a4, hstock}
@@ -18,8 +19,9 @@ J=$("$ROOT/scripts/openjdk-standin-build.sh" lusearch)
 M=$ROOT/experiments/workloads/lusearch-standin/minheap.py
 for r in ${ROUNDS:-1 2}; do
   for t in ${THREADS:-48 24 1}; do
-    cfgs=(); for a in ${ADOPTS:-lease block}; do cfgs+=("ss64-$a ${IMG64:-a64} MarkSweep SHARDSWEEP_ADOPT=$a"); done
+    cfgs=(); for a in ${ADOPTS-lease block}; do cfgs+=("ss64-$a ${IMG64:-a64} MarkSweep SHARDSWEEP_ADOPT=$a"); done
     [ "${CONTROLS:-1}" = 0 ] || cfgs+=("ss4 ${IMG4:-a4} MarkSweep" "markcompact ${IMGMC:-hstock} MarkCompact")
+    [ "${IMMIX:-0}" = 1 ] && cfgs+=("immix ${IMGMC:-hstock} Immix")
     for cfg in "${cfgs[@]}"; do
       set -- $cfg; label=$1; image=$2; plan=$3; shift 3
       env MMTK_PLAN=$plan "$@" python3 "$M" "$I/$image/bin/java" --workload lusearch --jar "$J" --size default \
