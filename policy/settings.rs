@@ -16,6 +16,7 @@
 //! |--------------------------------|----------------------------|------------|
 //! | `SHARDSWEEP_ACCOUNTING`        | `page`, `block`            | `page`     |
 //! | `SHARDSWEEP_COUNT`             | `resident`, `in-use`       | `resident` |
+//! | `SHARDSWEEP_IDLE_CAP`          | `off`, `0` to `100` (percent of the heap; with the in-use count only) | `off` |
 //! | `SHARDSWEEP_SWEEP`             | `eager`, `lazy`            | `eager`    |
 //! | `SHARDSWEEP_ADVICE`            | `dontneed`, `free`, `keep` | `dontneed` |
 //! | `SHARDSWEEP_PURGE`             | `gc`, `pressure`, `now`    | `gc`       |
@@ -69,7 +70,7 @@ pub enum Count {
     /// other spaces count their blocks (a block back in their page resource stays resident,
     /// uncounted). Idle pages and kept empty blocks stay resident, uncounted, until the purge
     /// (`SHARDSWEEP_PURGE`) drops them, and are reused without page faults; the RSS may exceed
-    /// the heap limit by them.
+    /// the heap limit by them (by at most `SHARDSWEEP_IDLE_CAP` percent of it, when set).
     InUse,
 }
 
@@ -141,6 +142,18 @@ fn parse_hole_bytes(s: &str) -> Result<usize, String> {
         .ok_or_else(|| format!("invalid hole size {s:?}: valid values are 0 (off) or 256 to 65536 bytes"))
 }
 
+fn parse_idle_cap(s: &str) -> Result<Option<usize>, String> {
+    let t = s.trim().to_ascii_lowercase();
+    if t == "off" {
+        return Ok(None);
+    }
+    t.parse::<usize>()
+        .ok()
+        .filter(|&n| n <= 100)
+        .map(Some)
+        .ok_or_else(|| format!("invalid idle cap {s:?}: valid values are off, or 0 to 100 (percent of the heap)"))
+}
+
 fn parse_gcs(s: &str) -> Result<usize, String> {
     s.trim()
         .parse::<usize>()
@@ -156,6 +169,12 @@ pub struct SpaceSettings {
     pub accounting: Accounting,
     /// Whether idle pages count as used (`SHARDSWEEP_COUNT`).
     pub count: Count,
+    /// With `SHARDSWEEP_COUNT=in-use`: at the end of each GC, the idle pages (and kept empty
+    /// blocks) beyond this percentage of the heap size are dropped (`SHARDSWEEP_IDLE_CAP`;
+    /// `None`, `off`: kept until the purge). Idle pages are not counted, but with eager sweeping
+    /// they only become fewer between two GCs, so the space's RSS stays within the heap limit
+    /// plus the cap; with lazy sweeping a mutator's sweep may add idle pages between GCs.
+    pub idle_cap: Option<usize>,
     /// Eager or lazy sweeping.
     pub sweep: SweepMode,
     /// How idle pages are purged (purge.rs). Default `dontneed`: dropped from the RSS and the
@@ -250,6 +269,7 @@ impl SpaceSettings {
             ),
             sweep,
             count: read(&mut e, "SHARDSWEEP_COUNT", Count::Resident, Count::parse),
+            idle_cap: read(&mut e, "SHARDSWEEP_IDLE_CAP", None, parse_idle_cap),
             advice: read(&mut e, "SHARDSWEEP_ADVICE", Advice::DontNeed, Advice::parse),
             purge: read(
                 &mut e,
@@ -278,6 +298,9 @@ impl SpaceSettings {
             spill: read(&mut e, "SHARDSWEEP_SPILL", Spill::Charge, Spill::parse),
             adopt: read(&mut e, "SHARDSWEEP_ADOPT", Adopt::Headroom, Adopt::parse),
         };
+        if let (Some(cap), Count::Resident) = (s.idle_cap, s.count) {
+            e.push(format!("SHARDSWEEP_IDLE_CAP={cap}: caps uncounted idle pages, with SHARDSWEEP_COUNT=in-use only; valid values with SHARDSWEEP_COUNT=resident: off"));
+        }
         if s.holes > 0 && s.sweep == SweepMode::Lazy {
             e.push(format!("SHARDSWEEP_HOLES={}: lends holes with eager sweeping only; valid values with SHARDSWEEP_SWEEP=lazy: 0", s.holes));
         }
@@ -309,9 +332,10 @@ impl SpaceSettings {
 }
 
 /// The space's run-time variables (`SpaceSettings::from_env`, `report.rs`, `global.rs`).
-pub const VARIABLES: [&str; 19] = [
+pub const VARIABLES: [&str; 20] = [
     "SHARDSWEEP_ACCOUNTING",
     "SHARDSWEEP_COUNT",
+    "SHARDSWEEP_IDLE_CAP",
     "SHARDSWEEP_SWEEP",
     "SHARDSWEEP_ADVICE",
     "SHARDSWEEP_PURGE",

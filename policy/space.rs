@@ -44,13 +44,14 @@ fn describe_settings(s: &SpaceSettings) -> String {
     use shardsweep::{Accounting, Advice, ReuseOrder};
     let b = |v: bool| if v { "1" } else { "0" };
     format!(
-        "SHARDSWEEP_BLOCK_KIB={} SHARDSWEEP_MAX_OBJECT_BYTES={} SHARDSWEEP_ACCOUNTING={} SHARDSWEEP_COUNT={} SHARDSWEEP_SWEEP={} SHARDSWEEP_ADVICE={} SHARDSWEEP_PURGE={} \
+        "SHARDSWEEP_BLOCK_KIB={} SHARDSWEEP_MAX_OBJECT_BYTES={} SHARDSWEEP_ACCOUNTING={} SHARDSWEEP_COUNT={} SHARDSWEEP_IDLE_CAP={} SHARDSWEEP_SWEEP={} SHARDSWEEP_ADVICE={} SHARDSWEEP_PURGE={} \
          SHARDSWEEP_DECAY={} SHARDSWEEP_ABANDON_IDLE={} SHARDSWEEP_ABANDON_ALL={} SHARDSWEEP_CHECK_ACCOUNTING={} \
          SHARDSWEEP_CHECK_RECLAIM={} SHARDSWEEP_ZERO={} SHARDSWEEP_REUSE={} SHARDSWEEP_HOLES={} SHARDSWEEP_SPILL={} SHARDSWEEP_ADOPT={}",
         shardsweep::BLOCK_BYTES / 1024,
         super::MAX_OBJECT_SIZE,
         match s.accounting { Accounting::Page => "page", Accounting::Block => "block" },
         match s.count { Count::Resident => "resident", Count::InUse => "in-use" },
+        s.idle_cap.map_or("off".to_string(), |c| c.to_string()),
         match s.sweep { SweepMode::Eager => "eager", SweepMode::Lazy => "lazy" },
         match s.advice { Advice::DontNeed => "dontneed", Advice::Free => "free", Advice::Keep => "keep" },
         match s.purge { super::purge::Purge::Gc => "gc", super::purge::Purge::Now => "now", super::purge::Purge::Pressure => "pressure" },

@@ -177,6 +177,21 @@ def judge_lowheap(label, start, runs):
                    "(want >= 1 out of memory, then two passes in a row)")
 
 
+def judge_idle_cap(name, out, percent, heap_mib):
+    """The accounting check's lines of a run with SHARDSWEEP_IDLE_CAP: every GC's end left at most
+    the cap's worth of idle pages (the check asserts it too; this also catches a run whose check
+    printed nothing), and some GC kept idle pages when the cap allows any."""
+    idle = [int(x) for x in re.findall(r"^shardsweep-check accounting gc=\d+ ok .* idle=(\d+) ", out, re.M)]
+    cap = heap_mib * 256 * percent // 100
+    if not idle:
+        return False, f"{name}: no accounting check line with idle="
+    if max(idle) > cap:
+        return False, f"{name}: {max(idle)} idle pages after a GC, cap {cap}"
+    if percent > 0 and max(idle) == 0:
+        return False, f"{name}: no GC kept an idle page under a cap of {cap}"
+    return True, f"{name}: idle pages after {len(idle)} GCs at most {max(idle)} (cap {cap})"
+
+
 def judge_invalid(var_value, msg, rc, err):
     """An invalid setting: exit 2, one line on stderr naming the setting and the valid values."""
     ok = (rc == 2 and sum(1 for l in err.splitlines() if l) == 1
@@ -354,6 +369,20 @@ def main(argv=None):
                   timeout=120)
     ok, msg = judge_footprint_report(r, leasing=None)
     S.verdict((ok and "count=in-use" in r.out, f"count=in-use: {msg}"), r.out)
+    print("== a cap on uncounted idle pages (SHARDSWEEP_IDLE_CAP, with count=in-use): the accounting check")
+    print("   asserts at every GC's end that at most the cap's worth of idle pages stays resident")
+    for name, env, w in [
+            ("ss64k count=in-use idle-cap=12 t8 lusearch", {"SHARDSWEEP_IDLE_CAP": 12}, "lusearch"),
+            ("ss64k count=in-use idle-cap=0 t8 fragger", {"SHARDSWEEP_IDLE_CAP": 0}, "fragger"),
+            ("ss64k count=in-use idle-cap=25 lazy t8 fragger", {"SHARDSWEEP_IDLE_CAP": 25, "SHARDSWEEP_SWEEP": "lazy"},
+             "fragger"),
+            ("ss64k count=in-use idle-cap=12 purge=pressure t8 lusearch", {"SHARDSWEEP_IDLE_CAP": 12,
+                                                                          "SHARDSWEEP_PURGE": "pressure"}, "lusearch"),
+            ("ss64k count=in-use idle-cap=12 block t8 lusearch", {"SHARDSWEEP_IDLE_CAP": 12,
+                                                                  "SHARDSWEEP_ACCOUNTING": "block"}, "lusearch")]:
+        r = S.run(name, [ss64, *small(8, 16, w, "--verify")], {"SHARDSWEEP_COUNT": "in-use", **env})
+        if r is not None:
+            S.verdict(judge_idle_cap(name, r.out, env["SHARDSWEEP_IDLE_CAP"], 16), r.out)
 
     print("== documented defaults are the code's (scripts/check-doc-defaults.py)")
     r = S.execute([sys.executable, ROOT / "scripts" / "check-doc-defaults.py", ss64])
@@ -534,7 +563,9 @@ def main(argv=None):
             ("SHARDSWEEP_REUSE=random", "valid values are address, densest, sparsest"),
             ("SHARDSWEEP_HOLES=100", "valid values are 0 (off) or 256 to 65536 bytes"),
             ("SHARDSWEEP_SPILL=ahead", "valid values are charge, defer"),
-            ("SHARDSWEEP_ADOPT=page", "valid values are block, lease, headroom")]:
+            ("SHARDSWEEP_ADOPT=page", "valid values are block, lease, headroom"),
+            ("SHARDSWEEP_IDLE_CAP=101", "valid values are off, or 0 to 100 (percent of the heap)"),
+            ("SHARDSWEEP_IDLE_CAP=12", "valid values with SHARDSWEEP_COUNT=resident: off")]:
         var, value = var_value.split("=", 1)
         r = S.execute([ss64, *MS, "lusearch"], {"RUST_BACKTRACE": 1, var: value}, timeout=60, stderr_only=True)
         S.verdict(judge_invalid(var_value, msg, r.rc, r.out), r.out)

@@ -334,19 +334,22 @@ impl Shared {
         }
     }
 
-    /// Drops the idle pages of every abandoned block (an embedder whose budget is short: pages
-    /// nobody uses before fresh ones are touched). Lock-free: each bin's stack is drained and
-    /// pushed back; a concurrent adopter may find it empty meanwhile and take another block.
+    /// Drops the idle pages of abandoned blocks, block by block, until at least `limit` pages
+    /// are dropped (`usize::MAX`: every abandoned block's; an embedder whose budget is short:
+    /// pages nobody uses before fresh ones are touched). Lock-free: each bin's stack is drained
+    /// and pushed back; a concurrent adopter may find it empty meanwhile and take another block.
     /// Returns the pages dropped. Work: O(abandoned blocks) plus a system call per run of idle
     /// pages.
-    pub fn drop_abandoned_idle(&self) -> usize {
+    pub fn drop_abandoned_idle(&self, limit: usize) -> usize {
         let mut dropped = 0;
         for stack in self.abandoned.iter() {
             let blocks = stack.drain();
             for &b in blocks.iter().rev() {
                 // SAFETY: popping made us the block's exclusive holder until we push it back.
                 unsafe {
-                    dropped += (*b).drop_idle(self.budget, self.os);
+                    if dropped < limit {
+                        dropped += (*b).drop_idle(self.budget, self.os);
+                    }
                     stack.push(b);
                 }
             }

@@ -87,11 +87,29 @@ fn dropping_idle_pages_leaves_the_count() {
     let heap = sparse_heap(&fx);
     let (resident, charged) = walk(&heap, fx.shared);
     drop(heap); // abandons the partly used blocks, idle pages and all
-    let dropped = fx.shared.drop_abandoned_idle();
+    let dropped = fx.shared.drop_abandoned_idle(usize::MAX);
     assert_eq!(dropped, resident - charged, "every idle page is dropped");
     assert_eq!(fx.budget.charged(), charged, "they were not counted");
     assert_eq!(walk(&Heap::new_boxed(fx.shared), fx.shared), (charged, charged));
     assert!(!fx.os.dropped.lock().unwrap().is_empty());
+}
+
+#[test]
+fn dropping_idle_pages_up_to_a_limit_stops_block_by_block() {
+    let fx = fixture(usize::MAX, false);
+    let heap = sparse_heap(&fx);
+    let (resident, charged) = walk(&heap, fx.shared);
+    drop(heap);
+    let idle = resident - charged;
+    assert!(idle >= 4, "the sparse heap leaves idle pages on several blocks ({idle})");
+    // A limit of one page drops the idle pages of one block (at least one page), not all.
+    let first = fx.shared.drop_abandoned_idle(1);
+    assert!(first >= 1 && first < idle, "limit 1: {first} of {idle} idle pages dropped");
+    assert_eq!(walk(&Heap::new_boxed(fx.shared), fx.shared), (resident - first, charged));
+    // The rest goes without a limit; a limit of 0 drops nothing.
+    assert_eq!(fx.shared.drop_abandoned_idle(0), 0);
+    assert_eq!(fx.shared.drop_abandoned_idle(usize::MAX), idle - first);
+    assert_eq!(fx.budget.charged(), charged);
 }
 
 #[test]

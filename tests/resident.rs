@@ -72,7 +72,7 @@ fn dropping_idle_pages_uncharges_them() {
     heap.sweep(&mut |p| live.contains(&(p as usize)));
     let (resident, charged) = walk(&heap, fx.shared);
     drop(heap); // abandons the partly used blocks, idle pages and all
-    let dropped = fx.shared.drop_abandoned_idle();
+    let dropped = fx.shared.drop_abandoned_idle(usize::MAX);
     assert_eq!(
         dropped,
         resident - charged,

@@ -17,13 +17,13 @@ CODE = {"SHARDSWEEP_ADVICE": "dontneed", "SHARDSWEEP_PURGE": "gc", "SHARDSWEEP_S
         "SHARDSWEEP_ACCOUNTING": "page", "SHARDSWEEP_DECAY": "0", "SHARDSWEEP_ABANDON_IDLE": "1",
         "SHARDSWEEP_ABANDON_ALL": "1", "SHARDSWEEP_CHECK_ACCOUNTING": "0", "SHARDSWEEP_CHECK_RECLAIM": "0",
         "SHARDSWEEP_ZERO": "space", "SHARDSWEEP_COUNT": "resident", "SHARDSWEEP_REUSE": "address", "SHARDSWEEP_HOLES": "0",
-        "SHARDSWEEP_SPILL": "charge", "SHARDSWEEP_ADOPT": "headroom"}
+        "SHARDSWEEP_SPILL": "charge", "SHARDSWEEP_ADOPT": "headroom", "SHARDSWEEP_IDLE_CAP": "off"}
 VALUES = {"SHARDSWEEP_ADVICE": ["dontneed", "free", "keep"], "SHARDSWEEP_PURGE": ["gc", "pressure", "now"],
           "SHARDSWEEP_SWEEP": ["eager", "lazy"], "SHARDSWEEP_ACCOUNTING": ["page", "block"],
           "SHARDSWEEP_ABANDON_IDLE": ["1", "0"], "SHARDSWEEP_ABANDON_ALL": ["1", "0"],
           "SHARDSWEEP_ZERO": ["space", "binding", "poison"], "SHARDSWEEP_COUNT": ["resident", "in-use"],
           "SHARDSWEEP_REUSE": ["address", "densest", "sparsest"], "SHARDSWEEP_SPILL": ["charge", "defer"],
-          "SHARDSWEEP_ADOPT": ["headroom", "lease", "block"]}
+          "SHARDSWEEP_ADOPT": ["headroom", "lease", "block"], "SHARDSWEEP_IDLE_CAP": ["off", "0", "100"]}
 
 
 def called_default(text):

@@ -228,13 +228,28 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
                 Block::PAGES
             ));
         }
+        // Counting pages in use with a cap, the GC's end left at most the cap of idle pages
+        // (`trim_idle_after_gc`; none after a user-requested or emergency collection).
+        let idle = resident_sum.saturating_sub(in_use);
+        if let (false, Some(percent)) = (counts_idle, self.settings().idle_cap) {
+            let state = &self.common.global_state;
+            let heap = self.get_gc_trigger().policy.get_current_heap_size_in_pages();
+            let cap = if state.is_user_triggered_collection() || state.is_emergency_collection() {
+                0
+            } else {
+                heap * percent / 100
+            };
+            if idle > cap {
+                errs.push(format!("{idle} idle pages left after the GC, more than the cap of {cap} ({percent}% of {heap} pages)"));
+            }
+        }
         let whole = blocks.len() + if counts_idle { kept.len() } else { 0 };
         if self.settings().accounting == Accounting::Block && charged != whole * Block::PAGES {
             errs.push(format!("block accounting: {charged} pages counted for {whole} whole blocks"));
         }
         if errs.is_empty() {
             Ok(format!(
-                "used_pages={used} resident={charged} in_use={in_use} os_resident={os_resident} meta={meta} blocks={} committed_blocks={} spare={spare} kept={}",
+                "used_pages={used} resident={charged} in_use={in_use} idle={idle} os_resident={os_resident} meta={meta} blocks={} committed_blocks={} spare={spare} kept={}",
                 blocks.len(),
                 committed / Block::PAGES,
                 kept.len()

@@ -33,7 +33,7 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
             dropped += unsafe { shardsweep::Block::drop_retired(start.to_mut_ptr(), self, &DROP) };
         }
         self.spare.lock().unwrap().extend(kept);
-        dropped += shared.drop_abandoned_idle();
+        dropped += shared.drop_abandoned_idle(usize::MAX);
         if dropped == 0 {
             // Relaxed: a hint; set again when a block is kept or a GC ends.
             self.xmay_drop.store(false, Ordering::Relaxed);
@@ -41,19 +41,22 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
         dropped
     }
 
-    /// End of a GC (stop-the-world, one worker): the idle pages the sweeps left stay resident
-    /// for the mutators' reuse only while they fit in half of the heap's free room (heap size
-    /// less the pages in use; none when less than a quarter of the heap is free, or after a
-    /// user-requested or emergency collection); the rest is
-    /// dropped now, the kept empty blocks first, then the
-    /// idle pages of abandoned blocks, then those of the mutators' own blocks. Without this, a
-    /// tight heap would start its mutator phase full of idle pages that only a pressure drop
-    /// (which cannot reach blocks other mutators hold) or the next GC would give back.
-    /// Returns the pages dropped.
-    /// Not when only pages in use count (`SHARDSWEEP_COUNT=in-use`): idle pages take no room
-    /// in the heap; they stay until the purge.
+    /// End of a GC (stop-the-world, one worker): the idle pages the sweeps left (and the kept
+    /// empty blocks) stay resident for the mutators' reuse only up to a room; the rest is
+    /// dropped now, the kept empty blocks first, then the idle pages of abandoned blocks, then
+    /// those of the mutators' own blocks. Returns the pages dropped.
+    ///
+    /// Counting resident pages, the room is half of the heap's free room (heap size less the
+    /// pages in use; none when less than a quarter of the heap is free): without this, a tight
+    /// heap would start its mutator phase full of idle pages that only a pressure drop (which
+    /// cannot reach blocks other mutators hold) or the next GC would give back. Counting pages
+    /// in use (`SHARDSWEEP_COUNT=in-use`) idle pages take no room in the heap: the room is
+    /// `SHARDSWEEP_IDLE_CAP` percent of the heap size (with `off`, all stay until the purge).
+    /// Either way none after a user-requested or emergency collection.
     pub(super) fn trim_idle_after_gc(&self) -> usize {
-        if !self.counts_idle() {
+        let counts_idle = self.counts_idle();
+        let cap = self.settings.idle_cap;
+        if !counts_idle && cap.is_none() {
             return 0;
         }
         let Some(shared) = self.shared_if_created() else { return 0 };
@@ -71,17 +74,20 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
             }
         }
         shared.for_each_abandoned(&mut count);
-        let kept_pages = self.pages.charged().saturating_sub(resident);
-        let idle = resident - in_use + kept_pages;
+        let idle = resident - in_use + self.kept_pages();
         let heap = self.get_gc_trigger().policy.get_current_heap_size_in_pages();
         let state = &self.common.global_state;
         // A collection the user asked for (System.gc()) gives every idle page back, and so
         // does an emergency collection (every page counts before out of memory).
-        // A tight heap (less than a quarter free) keeps none: right after the GC its free room
-        // is what decides whether the next allocations fit (and MMTk, and a VM's GC-overhead
-        // limit, judge the GC by the pages used after it).
+        // A tight heap (less than a quarter free) keeps none when idle pages count: right after
+        // the GC its free room is what decides whether the next allocations fit (and MMTk, and
+        // a VM's GC-overhead limit, judge the GC by the pages used after it).
         let free = heap.saturating_sub(in_use);
-        let room = if state.is_user_triggered_collection() || state.is_emergency_collection() || free < heap / 4 {
+        let room = if state.is_user_triggered_collection() || state.is_emergency_collection() {
+            0
+        } else if let (false, Some(percent)) = (counts_idle, cap) {
+            heap * percent / 100
+        } else if free < heap / 4 {
             0
         } else {
             free / 2
@@ -103,8 +109,12 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
                 dropped += n;
             }
         }
+        // Counting resident pages, the abandoned blocks' idle pages and a heap's go all at once
+        // once any must (the default's measured behaviour); under a cap, block by block, so that
+        // the cap's worth stays.
+        let whole = counts_idle;
         if excess > 0 {
-            let n = shared.drop_abandoned_idle();
+            let n = shared.drop_abandoned_idle(if whole { usize::MAX } else { excess });
             excess = excess.saturating_sub(n);
             dropped += n;
         }
@@ -114,6 +124,9 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
             }
             // SAFETY: as above; a GC worker holds every block while the world is stopped.
             for b in unsafe { (*(h as *const Heap)).blocks() } {
+                if excess == 0 && !whole {
+                    break;
+                }
                 // SAFETY: as above.
                 let n = unsafe { (*b).drop_idle(self, &DROP) };
                 excess = excess.saturating_sub(n);
@@ -121,6 +134,14 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
             }
         }
         dropped
+    }
+
+    /// The pages the kept empty blocks hold resident (stop-the-world).
+    pub(super) fn kept_pages(&self) -> usize {
+        let kept = self.kept.lock().unwrap();
+        // SAFETY: kept blocks are retired blocks of the space, held under the kept list's lock;
+        // the world is stopped.
+        kept.iter().map(|a| unsafe { shardsweep::Block::retired_resident(a.to_ptr()).count() }).sum()
     }
 
     /// The purge queue forgets a block the space is about to drop.
