@@ -3,8 +3,9 @@
 #  0. the Python unit tests (no MMTk, seconds): the shared slope fit and minimum-heap search
 #     (experiments/tests/test_studylib.py), the stand-in's search and run classification
 #     (experiments/workloads/lusearch-standin/test_minheap.py), the policy checks' own logic
-#     (experiments/tests/test_policy_checks.py) and check-doc-defaults.py's prose rule
-#     (experiments/tests/test_check_doc_defaults.py);
+#     (experiments/tests/test_policy_checks.py), check-doc-defaults.py's prose rule
+#     (experiments/tests/test_check_doc_defaults.py) and the paired timing script
+#     (experiments/tests/test_paired_time.py);
 #  1. the search rules of experiments/exp.py against a fake synthvm (fast, no MMTk);
 #  2. minheap at threads 1, 12 and 48, lusearch --size small, stock MarkSweep vs shardsweep
 #     64 KiB with page and with whole-block accounting (experiments/configs/minheap-ci.yaml), and
@@ -35,7 +36,8 @@ bad() { fail=$((fail + 1)); echo "FAIL $*"; }
 
 echo "== Python unit tests"
 for t in experiments/tests/test_studylib.py experiments/workloads/lusearch-standin/test_minheap.py \
-         experiments/tests/test_policy_checks.py experiments/tests/test_check_doc_defaults.py; do
+         experiments/tests/test_policy_checks.py experiments/tests/test_check_doc_defaults.py \
+         experiments/tests/test_paired_time.py; do
     [ -f "$t" ] || { bad "$t missing"; continue; }
     out=$(python3 "$t" 2>&1); rc=$?
     n=$(sed -n 's/^Ran \([0-9]*\) tests\{0,1\} in .*/\1/p' <<<"$out")
