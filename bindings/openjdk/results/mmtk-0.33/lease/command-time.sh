@@ -16,18 +16,14 @@ OUT=${1:-$ROOT/bindings/openjdk/results/mmtk-0.33/lease/time.csv}
 echo "round,threads,heap_mib,config,rc,last_iteration_ms,cpu_s" > "$OUT"
 G=${IMG64:-a64}
 CONFIGS=(${CONFIGS:-$G:MarkSweep:lease $G:MarkSweep:block a4:MarkSweep:block hstock:Immix:-})
-for r in ${ROUNDS:-1 2 3}; do
-  for th in ${CELLS:-8:19 24:33}; do
-    t=${th%%:*}; heap=${th#*:}
-    n=${#CONFIGS[@]}
-    for k in $(seq 0 $((n - 1))); do
-      cfg=${CONFIGS[$(( (k + r) % n ))]}; img=${cfg%%:*}; rest=${cfg#*:}; plan=${rest%%:*}; adopt=${rest#*:}
-      out=$(SHARDSWEEP_ADOPT=${adopt/-/block} MMTK_PLAN=$plan MMTK_THREADS=2 timeout 600 /usr/bin/time -f "cpu=%U+%S" \
-        "$I/$img/bin/java" -XX:+UseThirdPartyHeap -Xms${heap}m -Xmx${heap}m -jar "$J" --index "$X" -t $t -n 5 2>&1); rc=$?
-      ms=$(echo "$out" | sed -n 's/.*PASSED in \([0-9]*\) msec.*/\1/p' | tail -1)
-      cpu=$(echo "$out" | sed -n 's/^cpu=\([0-9.]*\)+\([0-9.]*\)$/\1 \2/p' | awk '{printf "%.2f", $1 + $2}')
-      name=$img-$plan; [ "$adopt" = - ] || name=$name-$adopt
-      echo "$r,$t,$heap,$name,$rc,$ms,$cpu" >> "$OUT"
-    done
-  done
-done
+run() { # run ROUND THREADS HEAP IMAGE PLAN ADOPTION
+  local r=$1 t=$2 heap=$3 img=$4 plan=$5 adopt=$6 out rc ms cpu name
+  out=$(SHARDSWEEP_ADOPT=${adopt/-/block} MMTK_PLAN=$plan MMTK_THREADS=2 timeout 600 /usr/bin/time -f "cpu=%U+%S" \
+    "$I/$img/bin/java" -XX:+UseThirdPartyHeap -Xms${heap}m -Xmx${heap}m -jar "$J" --index "$X" -t $t -n 5 2>&1); rc=$?
+  ms=$(echo "$out" | sed -n 's/.*PASSED in \([0-9]*\) msec.*/\1/p' | tail -1)
+  cpu=$(echo "$out" | sed -n 's/^cpu=\([0-9.]*\)+\([0-9.]*\)$/\1 \2/p' | awk '{printf "%.2f", $1 + $2}')
+  name=$img-$plan; [ "$adopt" = - ] || name=$name-$adopt
+  echo "$r,$t,$heap,$name,$rc,$ms,$cpu" >> "$OUT"
+}
+. "$(dirname "$0")/../lib/rotate.sh"
+for_each_run run

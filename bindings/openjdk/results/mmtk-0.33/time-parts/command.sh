@@ -27,24 +27,21 @@ probe() { # probe IMAGE: the uprobe event counting GCs in IMAGE's libjvm.so (mad
 }
 echo "round,threads,heap_mib,config,rc,last_iteration_ms,gcs,cpu_gc_s,cpu_mutator_s,cpu_compiler_s,cpu_other_s" > "$OUT"
 data=$(mktemp)
-for r in ${ROUNDS:-1 2 3}; do
-  for th in ${CELLS:-8:19 24:33}; do
-    t=${th%%:*}; heap=${th#*:}; n=${#CONFIGS[@]}
-    for k in $(seq 0 $((n - 1))); do
-      cfg=${CONFIGS[$(( (k + r) % n ))]}; img=${cfg%%:*}; rest=${cfg#*:}; plan=${rest%%:*}; envs=${rest#*:}
-      ev=$(probe "$img") || exit 1
-      vars=(); [ "$envs" = - ] || IFS=, read -r -a vars <<< "$envs"
-      out=$(env "${vars[@]}" MMTK_PLAN=$plan MMTK_THREADS=2 timeout 600 perf record -q -e cpu-clock -c 1000000 -e "$ev" \
-        -o "$data" -- "$I/$img/bin/java" -XX:+UseThirdPartyHeap -Xms${heap}m -Xmx${heap}m -jar "$J" --index "$X" -t $t -n 5 2>&1); rc=$?
-      ms=$(echo "$out" | sed -n 's/.*PASSED in \([0-9]*\) msec.*/\1/p' | tail -1)
-      parts=$(perf script -i "$data" -F comm,event 2>/dev/null | awk -v ev="$ev" '
-        index($0, ev) { gcs++; next }
-        /cpu-clock/ { if ($0 ~ /^ *MMTk Collector/) gc++; else if ($0 ~ /^ *(lusearch-standi|java) /) mu++;
-                      else if ($0 ~ /CompilerThre/) co++; else ot++ }
-        END { printf "%d,%.3f,%.3f,%.3f,%.3f", gcs, gc / 1000, mu / 1000, co / 1000, ot / 1000 }')
-      name=$img-$plan; [ "$envs" = - ] || name=$name-$(echo "$envs" | sed 's/SHARDSWEEP_//g; s/=/-/g; s/,/-/g' | tr 'A-Z' 'a-z')
-      echo "$r,$t,$heap,$name,$rc,$ms,$parts" >> "$OUT"
-    done
-  done
-done
+run() { # run ROUND THREADS HEAP IMAGE PLAN ENVS
+  local r=$1 t=$2 heap=$3 img=$4 plan=$5 envs=$6 ev vars out rc ms parts name
+  ev=$(probe "$img") || exit 1
+  vars=(); [ "$envs" = - ] || IFS=, read -r -a vars <<< "$envs"
+  out=$(env "${vars[@]}" MMTK_PLAN=$plan MMTK_THREADS=2 timeout 600 perf record -q -e cpu-clock -c 1000000 -e "$ev" \
+    -o "$data" -- "$I/$img/bin/java" -XX:+UseThirdPartyHeap -Xms${heap}m -Xmx${heap}m -jar "$J" --index "$X" -t $t -n 5 2>&1); rc=$?
+  ms=$(echo "$out" | sed -n 's/.*PASSED in \([0-9]*\) msec.*/\1/p' | tail -1)
+  parts=$(perf script -i "$data" -F comm,event 2>/dev/null | awk -v ev="$ev" '
+    index($0, ev) { gcs++; next }
+    /cpu-clock/ { if ($0 ~ /^ *MMTk Collector/) gc++; else if ($0 ~ /^ *(lusearch-standi|java) /) mu++;
+                  else if ($0 ~ /CompilerThre/) co++; else ot++ }
+    END { printf "%d,%.3f,%.3f,%.3f,%.3f", gcs, gc / 1000, mu / 1000, co / 1000, ot / 1000 }')
+  name=$img-$plan; [ "$envs" = - ] || name=$name-$(echo "$envs" | sed 's/SHARDSWEEP_//g; s/=/-/g; s/,/-/g' | tr 'A-Z' 'a-z')
+  echo "$r,$t,$heap,$name,$rc,$ms,$parts" >> "$OUT"
+}
+. "$(dirname "$0")/../lib/rotate.sh"
+for_each_run run
 rm -f "$data"
