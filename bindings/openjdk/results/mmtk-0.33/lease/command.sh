@@ -9,7 +9,9 @@
 # another 64K image (rounds 6 and later: IMG64=b64, this repository at 164ff71, after c0406e9), IMG4
 # another 4K image, IMGMC the image MarkCompact runs on.
 # ADOPTS: the 64K library's SHARDSWEEP_ADOPT values (default "lease block"; label ss64-<value>;
-# ADOPTS="" none); CONTROLS=0 leaves out the 4K build and MarkCompact; IMMIX=1 adds Immix (on
+# ADOPTS="" none); ENV64: more VAR=value settings for the 64K runs, LABEL64 a suffix for their
+# label (e.g. ENV64="SHARDSWEEP_COUNT=in-use SHARDSWEEP_IDLE_CAP=12" LABEL64=-inuse-cap12);
+# CONTROLS=0 leaves out the 4K build and MarkCompact, CONTROLS=mc the 4K build; IMMIX=1 adds Immix (on
 # IMGMC, label immix); OUTDIR: where the searches go (default here);
 # QUORUM=K/N: a heap passes when K of N runs pass (minheap.py --quorum; default one run).
 set -u
@@ -19,8 +21,12 @@ J=$("$ROOT/scripts/openjdk-standin-build.sh" lusearch)
 M=$ROOT/experiments/workloads/lusearch-standin/minheap.py
 for r in ${ROUNDS:-1 2}; do
   for t in ${THREADS:-48 24 1}; do
-    cfgs=(); for a in ${ADOPTS-lease block}; do cfgs+=("ss64-$a ${IMG64:-a64} MarkSweep SHARDSWEEP_ADOPT=$a"); done
-    [ "${CONTROLS:-1}" = 0 ] || cfgs+=("ss4 ${IMG4:-a4} MarkSweep" "markcompact ${IMGMC:-hstock} MarkCompact")
+    cfgs=(); for a in ${ADOPTS-lease block}; do cfgs+=("ss64-$a${LABEL64:-} ${IMG64:-a64} MarkSweep SHARDSWEEP_ADOPT=$a ${ENV64:-}"); done
+    case "${CONTROLS:-1}" in
+      0) ;;
+      mc) cfgs+=("markcompact ${IMGMC:-hstock} MarkCompact") ;;
+      *) cfgs+=("ss4 ${IMG4:-a4} MarkSweep" "markcompact ${IMGMC:-hstock} MarkCompact") ;;
+    esac
     [ "${IMMIX:-0}" = 1 ] && cfgs+=("immix ${IMGMC:-hstock} Immix")
     for cfg in "${cfgs[@]}"; do
       set -- $cfg; label=$1; image=$2; plan=$3; shift 3

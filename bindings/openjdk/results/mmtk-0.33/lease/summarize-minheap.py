@@ -12,7 +12,8 @@ import os
 import sys
 
 START_UP_RSS_MIB = 548
-NAMES = {"ss64-headroom": "64K, headroom", "ss64-lease": "64K, lease", "ss64-block": "64K, block", "ss4": "4K",
+NAMES = {"ss64-headroom": "64K, headroom", "ss64-headroom-inuse-cap12": "64K, headroom, in-use, idle cap 12%",
+         "ss64-lease": "64K, lease", "ss64-block": "64K, block", "ss4": "4K",
          "markcompact": "MarkCompact", "immix": "Immix"}
 
 
