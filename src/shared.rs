@@ -343,6 +343,9 @@ impl Shared {
     pub fn drop_abandoned_idle(&self, limit: usize) -> usize {
         let mut dropped = 0;
         for stack in self.abandoned.iter() {
+            if dropped >= limit {
+                break;
+            }
             let blocks = stack.drain();
             for &b in blocks.iter().rev() {
                 // SAFETY: popping made us the block's exclusive holder until we push it back.

@@ -103,8 +103,7 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
         let blocks = self.walk_blocks();
         let mut errs = Vec::new();
         let kept = self.kept.lock().unwrap().clone();
-        // SAFETY: kept blocks are retired blocks of the space; the world is stopped.
-        let kept_pages: usize = kept.iter().map(|a| unsafe { shardsweep::Block::retired_resident(a.to_ptr()).count() }).sum();
+        let kept_pages = self.kept_pages();
         // SAFETY: walked blocks are live; the world is stopped.
         let resident_sum: usize = blocks.iter().map(|&(_, b, _)| unsafe { (*b).resident().count() }).sum::<usize>() + kept_pages;
         // SAFETY: as above.
