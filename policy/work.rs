@@ -1,8 +1,7 @@
 //! The space's GC work packets: sweeping detached batches of abandoned blocks in parallel
 //! (release phase), and finishing lazy sweeps before marking (prepare phase).
 
-use super::space::ShardSweepSpace;
-use crate::scheduler::{GCWork, GCWorker, WorkBucketStage};
+use crate::scheduler::{GCWork, GCWorkScheduler, GCWorker, WorkBucketStage};
 use crate::vm::VMBinding;
 use crate::MMTK;
 use shardsweep::{AbandonedBatch, Heap, Shared, BIN_COUNT};
@@ -14,7 +13,7 @@ const BLOCKS_PER_PACKET: usize = 32;
 /// Sweeps some detached batches of abandoned blocks (a range of bins, or part of one bin).
 pub(super) struct SweepAbandoned<VM: VMBinding> {
     shared: &'static Shared,
-    /// The space's sweep oracle (see `ShardSweepSpace::sweep_oracle`).
+    /// The space's sweep oracle (`sweep::sweep_oracle`).
     oracle: fn(*mut u8) -> bool,
     batches: Vec<AbandonedBatch>,
     _vm: PhantomData<fn() -> VM>,
@@ -32,10 +31,14 @@ impl<VM: VMBinding> GCWork<VM> for SweepAbandoned<VM> {
 /// (consecutive bins share a packet; a large bin is split) in the release bucket. Called from
 /// the plan's `Release` packet, before it queues the `ReleaseMutator` packets: blocks that
 /// mutator sweeps abandon afterwards are already swept and not in any batch, so no block is
-/// swept twice. Returns the number of packets.
-pub(super) fn queue_abandoned_sweeps<VM: VMBinding>(space: &ShardSweepSpace<VM>, shared: &'static Shared) -> usize {
+/// swept twice. `oracle` tells a marked cell (the space's `sweep_oracle`). Returns the number of
+/// packets.
+pub(super) fn queue_abandoned_sweeps<VM: VMBinding>(
+    scheduler: &GCWorkScheduler<VM>,
+    shared: &'static Shared,
+    oracle: fn(*mut u8) -> bool,
+) -> usize {
     let mut packets: Vec<Box<dyn GCWork<VM>>> = Vec::new();
-    let oracle = space.sweep_oracle();
     let mut current: Vec<AbandonedBatch> = Vec::new();
     let mut in_current = 0;
     let flush = |current: &mut Vec<AbandonedBatch>, in_current: &mut usize, packets: &mut Vec<Box<dyn GCWork<VM>>>| {
@@ -59,7 +62,7 @@ pub(super) fn queue_abandoned_sweeps<VM: VMBinding>(space: &ShardSweepSpace<VM>,
     }
     flush(&mut current, &mut in_current, &mut packets);
     let n = packets.len();
-    space.scheduler().work_buckets[WorkBucketStage::Release].bulk_add(packets);
+    scheduler.work_buckets[WorkBucketStage::Release].bulk_add(packets);
     n
 }
 

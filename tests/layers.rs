@@ -1,5 +1,6 @@
 //! The crate's layers, checked from its source: no import circle between the files of `src/`,
-//! and nothing in the allocator core refers to the malloc front end (`src/malloc/`) above it.
+//! nor between the space's files in `policy/` (compiled into mmtk), and nothing in the allocator
+//! core refers to the malloc front end (`src/malloc/`) above it.
 //!
 //! A file's references are the module paths it names (`crate::a::b`, `super::x`, and `use`
 //! groups of them); a reference to a module is an edge to that module's file. A child module
@@ -65,6 +66,18 @@ fn code_of(src: &str) -> String {
 /// `crate::a::b::c` (or `super::…`, or the items of a `use crate::a::{b, c::d}` group), the
 /// longest prefix that is a module.
 fn references(module: &str, code: &str, known: &BTreeMap<String, PathBuf>) -> BTreeSet<String> {
+    references_in(module, code, known, &[])
+}
+
+/// As [`references`], for files compiled as the module `crate::<root>` of another crate (the
+/// space's files in `policy/` are `crate::policy::marksweepspace::shardsweep` inside mmtk): a
+/// `crate::` path is one of ours only under `root`, and names nothing of ours elsewhere.
+fn references_in(
+    module: &str,
+    code: &str,
+    known: &BTreeMap<String, PathBuf>,
+    root: &[&str],
+) -> BTreeSet<String> {
     let parent: Vec<&str> = if module == "lib" {
         vec![]
     } else {
@@ -81,10 +94,31 @@ fn references(module: &str, code: &str, known: &BTreeMap<String, PathBuf>) -> BT
         let at_word = i == 0 || !ident(toks[i - 1]);
         let base = if at_word && rest.starts_with("crate::") {
             i += 7;
-            Some(Vec::<String>::new())
+            // `crate::<root>::x` is our `x`; another `crate::` path is the host crate's.
+            let mut under_root = true;
+            for seg in root {
+                let want: Vec<char> = format!("{seg}::").chars().collect();
+                if toks[i..].starts_with(&want) {
+                    i += want.len();
+                } else {
+                    under_root = false;
+                    break;
+                }
+            }
+            if under_root {
+                Some(Vec::<String>::new())
+            } else {
+                None
+            }
         } else if at_word && rest.starts_with("super::") {
             i += 7;
-            Some(parent.iter().map(|s| s.to_string()).collect())
+            // `super::super::x` climbs once more per `super::`.
+            let mut up: Vec<String> = parent.iter().map(|s| s.to_string()).collect();
+            while toks[i..].starts_with(&['s', 'u', 'p', 'e', 'r', ':', ':']) {
+                i += 7;
+                up.pop();
+            }
+            Some(up)
         } else {
             None
         };
@@ -141,8 +175,23 @@ fn references(module: &str, code: &str, known: &BTreeMap<String, PathBuf>) -> BT
 }
 
 fn graph() -> BTreeMap<String, BTreeSet<String>> {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let known = modules(&src);
+    graph_of("src", &[])
+}
+
+/// The space's files (`policy/`, compiled into mmtk as `crate::policy::marksweepspace::shardsweep`;
+/// their `mod.rs` is the root, `lib` here).
+fn policy_graph() -> BTreeMap<String, BTreeSet<String>> {
+    graph_of("policy", &["policy", "marksweepspace", "shardsweep"])
+}
+
+/// The graph of the `.rs` files under `dir` (relative to the crate), compiled as `crate::<root>`.
+fn graph_of(dir: &str, root: &[&str]) -> BTreeMap<String, BTreeSet<String>> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
+    let mut known = modules(&src);
+    // A directory's `mod.rs` at the top is the root module, as `lib.rs` is a crate's.
+    if let Some(p) = known.remove("") {
+        known.insert("lib".to_string(), p);
+    }
     known
         .iter()
         .filter(|(m, _)| m.as_str() != "lib")
@@ -153,7 +202,7 @@ fn graph() -> BTreeMap<String, BTreeSet<String>> {
             if let Some(at) = code.find("#[cfg(test)]\nmod ") {
                 code.truncate(at);
             }
-            (m.clone(), references(m, &code, &known))
+            (m.clone(), references_in(m, &code, &known, root))
         })
         .collect()
 }
@@ -213,6 +262,22 @@ fn no_import_circle_in_src() {
 }
 
 #[test]
+fn no_import_circle_in_policy() {
+    let g = policy_graph();
+    assert!(
+        g.len() > 10 && g.contains_key("space") && g.contains_key("space::budget"),
+        "the policy walk found the space's files: {:?}",
+        g.keys()
+    );
+    // The space's files name each other through `super::` and `crate::policy::…::shardsweep::`.
+    assert!(g["space"].contains("settings"), "space -> settings seen: {:?}", g["space"]);
+    assert!(g["space::budget"].contains("space"), "space::budget -> space seen: {:?}", g["space::budget"]);
+    if let Some(c) = find_cycle(&g) {
+        panic!("import circle in policy/: {}", c.join(" -> "));
+    }
+}
+
+#[test]
 fn the_core_does_not_refer_to_the_malloc_front_end() {
     for (m, refs) in graph() {
         if m == "malloc" || m.starts_with("malloc::") {
@@ -266,13 +331,30 @@ fn the_checker_sees_a_circle() {
         refs,
         BTreeSet::from(["heap".to_string(), "malloc::x".to_string()])
     );
+    // Inside a host crate: `crate::<root>::` paths are ours, other `crate::` paths are not, and
+    // `super::super::` climbs twice.
+    let code = code_of(
+        "use crate::policy::ss::work;\nuse crate::util::heap::Block;\nfn f() { super::super::report::x(); }",
+    );
+    let known: BTreeMap<String, PathBuf> = ["work", "heap", "report", "space::budget"]
+        .iter()
+        .map(|m| (m.to_string(), PathBuf::new()))
+        .collect();
+    let refs = references_in("space::budget", &code, &known, &["policy", "ss"]);
+    assert_eq!(
+        refs,
+        BTreeSet::from(["work".to_string(), "report".to_string()])
+    );
 }
 
-/// The graph, for a reader: `cargo test --test layers -- --ignored --nocapture`.
+/// The graphs, for a reader: `cargo test --test layers -- --ignored --nocapture`.
 #[test]
 #[ignore]
 fn print_graph() {
     for (m, r) in graph() {
         println!("{m} -> {r:?}");
+    }
+    for (m, r) in policy_graph() {
+        println!("policy {m} -> {r:?}");
     }
 }
