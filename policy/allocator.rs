@@ -150,14 +150,20 @@ impl<VM: VMBinding> Allocator<VM> for ShardSweepAllocator<VM> {
     /// reports out of memory after an emergency one): the core's slow path, and the one place
     /// that acts on why it has no cell.
     fn alloc_slow_once(&mut self, size: usize, align: usize, offset: usize) -> Address {
-        let why = match self.alloc_cell(size, align) {
+        let options = self.context.get_alloc_options();
+        let got = if options.allow_overcommit {
+            super::space::budget::overcommitting(|| self.alloc_cell(size, align))
+        } else {
+            self.alloc_cell(size, align)
+        };
+        let why = match got {
             Ok(cell) => return allocator::align_allocation::<VM>(Address::from_mut_ptr(cell.as_ptr()), align, offset),
             Err(why) => why,
         };
         let tls = VMMutatorThread(self.tls);
         // As `Space::not_acquiring` (mmtk 0.33): an allocation that is not at a safepoint must
         // not block; it returns null and `alloc_slow_inline` gives up at once.
-        let at_safepoint = self.context.get_alloc_options().at_safepoint;
+        let at_safepoint = options.at_safepoint;
         match why {
             // The budget refused a page: the GC trigger has requested a GC. Wait for it outside
             // the core, then let `alloc_slow_inline` retry (or report OOM after an emergency GC).
@@ -174,7 +180,7 @@ impl<VM: VMBinding> Allocator<VM> for ShardSweepAllocator<VM> {
                     if at_safepoint {
                         VM::VMCollection::block_for_gc(tls);
                     }
-                } else if self.context.get_alloc_options().allow_oom_call {
+                } else if options.allow_oom_call {
                     // `Allocator::out_of_memory` also records that this request has thrown.
                     self.out_of_memory(self.tls);
                 }
@@ -183,9 +189,15 @@ impl<VM: VMBinding> Allocator<VM> for ShardSweepAllocator<VM> {
         Address::ZERO
     }
 
+    /// MMTk's precise stress test (`MMTK_PRECISE_STRESS`): a poll, then the slow path. As
+    /// `Space::acquire`: a requested GC is waited for at a safepoint only, and an allocation
+    /// that allows overcommitting goes on past it.
     fn alloc_slow_once_precise_stress(&mut self, size: usize, align: usize, offset: usize, need_poll: bool) -> Address {
-        if need_poll && self.space.get_gc_trigger().poll(false, Some(self.space.as_space())) {
-            VM::VMCollection::block_for_gc(VMMutatorThread(self.tls));
+        let options = self.context.get_alloc_options();
+        if need_poll && self.space.get_gc_trigger().poll(false, Some(self.space.as_space())) && !options.allow_overcommit {
+            if options.at_safepoint {
+                VM::VMCollection::block_for_gc(VMMutatorThread(self.tls));
+            }
             return Address::ZERO;
         }
         self.alloc_slow_once(size, align, offset)

@@ -43,6 +43,8 @@ mod report;
 pub mod space;
 mod sweep;
 mod work;
+#[cfg(all(test, feature = "mock_test"))]
+mod mock_tests;
 
 pub use allocator::ShardSweepAllocator;
 pub use space::ShardSweepSpace;

@@ -8,7 +8,7 @@
 //! page by page. The page resource's own counters (whole blocks) are not what the GC trigger
 //! sees.
 
-mod budget;
+pub(super) mod budget;
 mod check;
 mod footprint;
 mod idle;
@@ -227,11 +227,6 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
         self.shared.get().copied()
     }
 
-    /// The GC work scheduler (for the space's packets).
-    pub(super) fn scheduler(&self) -> &GCWorkScheduler<VM> {
-        &self.scheduler
-    }
-
     /// Records a mutator's heap (allocator creation).
     pub(super) fn register_heap(&self, heap: *mut Heap) {
         let mut heaps = self.heaps.lock().unwrap();
@@ -404,7 +399,7 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
         // Holes lent at the last sweep and not taken are lent again by this GC's sweeps (the
         // mutators are stopped since the GC began: none takes one meanwhile).
         shared.clear_hole_pool();
-        work::queue_abandoned_sweeps(self, shared);
+        work::queue_abandoned_sweeps(&self.scheduler, shared, self.sweep_oracle());
     }
 
     pub fn end_of_gc(&mut self) {

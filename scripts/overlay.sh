@@ -12,14 +12,15 @@
 #
 #   scripts/overlay.sh            # -> .build/mmtk-0.33.0-shardsweep/
 #   OVERLAY_DEST=/path scripts/overlay.sh
+#   OVERLAY_DEST=/path OVERLAY_STANDALONE=1 scripts/overlay.sh   # to build and test the copy itself
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VERSION="0.33.0"
 DEST="${OVERLAY_DEST:-$ROOT/.build/mmtk-$VERSION-shardsweep}"
 POLICY="$ROOT/policy"
-SPACE_FILES=(mod.rs space.rs space/sft.rs space/mmtk_space.rs space/trace.rs space/source.rs space/budget.rs space/idle.rs space/footprint.rs space/large_objects.rs
-             space/check.rs region.rs allocator.rs sweep.rs settings.rs work.rs purge.rs report.rs)
+# Every Rust file of policy/ (the space, its mock-VM tests), at the same relative path.
+mapfile -t SPACE_FILES < <(cd "$POLICY" && find . -name '*.rs' | sed 's|^\./||' | sort)
 
 # 1. Locate the pristine crate through cargo itself: fetch a throw-away manifest that depends on it.
 CARGO_HOME="${CARGO_HOME:-$HOME/.cargo}"
@@ -61,6 +62,14 @@ done
 
 # 4. The seam.
 patch -s -p1 -d "$STAGE" --no-backup-if-mismatch <"$POLICY/seam.patch"
+
+# 4b. A copy built on its own (mmtk's mock-VM tests, scripts/test-mmtk-mock.sh), not through a
+#     binding's [patch.crates-io]: a workspace of its own (it lies under this repository's), and
+#     the default toolchain as every other build here (mmtk pins one in rust-toolchain).
+if [ "${OVERLAY_STANDALONE:-0}" = 1 ]; then
+    printf '\n[workspace]\n' >>"$STAGE/Cargo.toml"
+    rm -f "$STAGE/rust-toolchain"
+fi
 
 # 5. Into the destination, file by file (unchanged files keep their mtime), and its own git
 #    repository (see the header).

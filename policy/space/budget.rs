@@ -1,13 +1,38 @@
 //! The space as the core's page budget: the core's resident pages counted, and MMTk's GC trigger
 //! polled per page charged; a page refused when the trigger requests a GC (the core's slow path
-//! then returns `NoCell::Refused` and the allocator waits for the GC outside the core).
+//! then returns `NoCell::Refused` and the allocator waits for the GC outside the core). An
+//! allocation that allows overcommitting (`AllocationOptions::allow_overcommit`) keeps its page
+//! when the trigger requests a GC, as `Space::acquire` gets pages for it past the heap size.
 
 use super::ShardSweepSpace;
 use crate::policy::marksweepspace::shardsweep::settings::Count;
 use crate::policy::space::Space;
 use crate::vm::VMBinding;
 use shardsweep::{Headroom, Heap, PageBudget, LEASE_SHARE_BINS};
+use std::cell::Cell;
 use std::sync::atomic::Ordering;
+
+thread_local! {
+    /// Whether this thread's allocation in progress allows overcommitting ([`overcommitting`]).
+    /// Per thread, because the budget is the space's and the option is the allocation's.
+    static OVERCOMMIT: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Runs `f` (a core slow path on this thread) with page charges that succeed past the heap
+/// size: the trigger is still polled and may request a GC, but the page is kept and nobody
+/// waits for the GC here (`AllocationOptions::allow_overcommit`, as `Space::acquire`).
+pub(in crate::policy::marksweepspace::shardsweep) fn overcommitting<R>(f: impl FnOnce() -> R) -> R {
+    /// Clears the flag however `f` ends.
+    struct Reset;
+    impl Drop for Reset {
+        fn drop(&mut self) {
+            OVERCOMMIT.with(|o| o.set(false));
+        }
+    }
+    OVERCOMMIT.with(|o| o.set(true));
+    let _reset = Reset;
+    f()
+}
 
 impl<VM: VMBinding> PageBudget for ShardSweepSpace<VM> {
     fn try_charge(&self, pages: usize) -> bool {
@@ -24,6 +49,10 @@ impl<VM: VMBinding> PageBudget for ShardSweepSpace<VM> {
             self.drop_idle_under_pressure();
         }
         if may_poll && self.get_gc_trigger().poll(false, Some(self.as_space())) {
+            if OVERCOMMIT.with(Cell::get) {
+                // Requested, and not waited for: the page stays charged past the heap size.
+                return true;
+            }
             // A GC has been requested: undo the charge, tell the trigger what we wanted, and
             // let the allocator block for the GC outside the core.
             self.pages.uncharge(pages);
