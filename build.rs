@@ -34,9 +34,16 @@ fn main() {
     };
     let log_block_bytes = kib.trailing_zeros() + 10;
     let out = env::var("OUT_DIR").expect("cargo sets OUT_DIR");
+    let valid: Vec<String> = VALID_KIB.iter().map(|v| v.to_string()).collect();
     let text = format!(
         "/// log2 of the block size, from `SHARDSWEEP_BLOCK_KIB={kib}` at build time.\n\
-         pub const LOG_BLOCK_BYTES: usize = {log_block_bytes};\n"
+         pub const LOG_BLOCK_BYTES: usize = {log_block_bytes};\n\
+         /// Why `SHARDSWEEP_BLOCK_KIB` given at run time with another value is refused\n\
+         /// (`crate::build_setting`): one line, naming this build's value and how to get another.\n\
+         pub const BLOCK_KIB_AT_RUN_TIME: &str = \"a build-time setting: this build has {kib} KiB blocks \
+         (valid at run time: {kib}, or unset); for other blocks build again with \
+         SHARDSWEEP_BLOCK_KIB=<{}> set (scripts/build-variants.sh ssNk)\";\n",
+        valid.join("|")
     );
     fs::write(Path::new(&out).join("block_size.rs"), text).expect("write block_size.rs");
 }

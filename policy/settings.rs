@@ -31,7 +31,9 @@
 //! | `SHARDSWEEP_SPILL`             | `charge`, `defer`                | `charge`   |
 //! | `SHARDSWEEP_ADOPT`             | `headroom`, `lease`, `block`     | `headroom` |
 //!
-//! The block size is a build-time setting of the core (`SHARDSWEEP_BLOCK_KIB`).
+//! The block size is a build-time setting of the core (`SHARDSWEEP_BLOCK_KIB`), and so is the
+//! largest object the space serves (`SHARDSWEEP_MAX_OBJECT_BYTES`, `mod.rs`): either given at
+//! run time with another value than the build's is refused the same way (one line, exit 2).
 
 use shardsweep::{Accounting, Adopt, Advice, ReuseOrder, Spill};
 
@@ -298,6 +300,20 @@ impl SpaceSettings {
             spill: read(&mut e, "SHARDSWEEP_SPILL", Spill::Charge, Spill::parse),
             adopt: read(&mut e, "SHARDSWEEP_ADOPT", Adopt::Headroom, Adopt::parse),
         };
+        // Build-time settings given at run time with another value than this build's would be
+        // ignored (a study run that way compares nothing): refused.
+        if let Some(v) = shardsweep::build_setting::block_kib_differs() {
+            e.push(format!("SHARDSWEEP_BLOCK_KIB={}: {}", String::from_utf8_lossy(v), shardsweep::build_setting::BLOCK_KIB_REFUSED));
+        }
+        if let Ok(v) = std::env::var("SHARDSWEEP_MAX_OBJECT_BYTES") {
+            if !v.trim().is_empty() && v.trim().parse::<usize>() != Ok(super::MAX_OBJECT_SIZE) {
+                e.push(format!(
+                    "SHARDSWEEP_MAX_OBJECT_BYTES={v}: a build-time setting: this build serves objects up to {} bytes (valid at run time: {}, or unset); for another limit build again with SHARDSWEEP_MAX_OBJECT_BYTES set (scripts/build-variants.sh)",
+                    super::MAX_OBJECT_SIZE,
+                    super::MAX_OBJECT_SIZE
+                ));
+            }
+        }
         if let (Some(cap), Count::Resident) = (s.idle_cap, s.count) {
             e.push(format!("SHARDSWEEP_IDLE_CAP={cap}: caps uncounted idle pages, with SHARDSWEEP_COUNT=in-use only; valid values with SHARDSWEEP_COUNT=resident: off"));
         }

@@ -565,10 +565,18 @@ def main(argv=None):
             ("SHARDSWEEP_SPILL=ahead", "valid values are charge, defer"),
             ("SHARDSWEEP_ADOPT=page", "valid values are block, lease, headroom"),
             ("SHARDSWEEP_IDLE_CAP=101", "valid values are off, or 0 to 100 (percent of the heap)"),
-            ("SHARDSWEEP_IDLE_CAP=12", "valid values with SHARDSWEEP_COUNT=resident: off")]:
+            ("SHARDSWEEP_IDLE_CAP=12", "valid values with SHARDSWEEP_COUNT=resident: off"),
+            # Build-time settings at run time (ss64's build: 64 KiB blocks, the block's largest
+            # object): another value than the build's is refused, naming the build's.
+            ("SHARDSWEEP_BLOCK_KIB=4", "this build has 64 KiB blocks (valid at run time: 64, or unset)"),
+            ("SHARDSWEEP_MAX_OBJECT_BYTES=512", "this build serves objects up to 8192 bytes (valid at run time: 8192, or unset)")]:
         var, value = var_value.split("=", 1)
         r = S.execute([ss64, *MS, "lusearch"], {"RUST_BACKTRACE": 1, var: value}, timeout=60, stderr_only=True)
         S.verdict(judge_invalid(var_value, msg, r.rc, r.out), r.out)
+
+    print("== a build-time setting at run time with the build's own value is accepted")
+    r = S.execute([ss64, *MS, "--size", "small", "lusearch"], {"SHARDSWEEP_BLOCK_KIB": "64", "SHARDSWEEP_MAX_OBJECT_BYTES": "8192"}, timeout=120)
+    S.verdict((r.rc == 0, f"SHARDSWEEP_BLOCK_KIB=64 SHARDSWEEP_MAX_OBJECT_BYTES=8192 with ss64: rc={r.rc}"), r.out)
 
     print("== a setting given to a run that ignores it is reported once on stderr")
     for name, b, plan, msg in [("stock MarkSweep", stock, "MarkSweep", "no shardsweep space"),

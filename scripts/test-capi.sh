@@ -88,5 +88,13 @@ for profile in release debug; do
   [ "$rc" = 2 ] && [ "$(wc -l <<<"$err")" = 1 ] && grep -q "SHARDSWEEP_BOUNDED=lots: invalid declared memory: valid values are <MiB>" <<<"$err" \
     || fail "invalid SHARDSWEEP_BOUNDED: rc=$rc, stderr: $err"
   passed=$((passed + 1))
+
+  step "capi ($profile): SHARDSWEEP_BLOCK_KIB at run time: the build's value runs, another is one line, exit 2"
+  SHARDSWEEP_BLOCK_KIB=64 LD_PRELOAD=$L sort "$W/in.txt" | sha256sum >"$W/sort.out"
+  cmp "$W/sort.out" "$W/sort.expected" || fail "sort output differs with SHARDSWEEP_BLOCK_KIB=64 (the build's)"
+  rc=0; err=$(SHARDSWEEP_BLOCK_KIB=4 LD_PRELOAD=$L sort "$W/in.txt" 2>&1 >/dev/null) || rc=$?
+  [ "$rc" = 2 ] && [ "$(wc -l <<<"$err")" = 1 ] && grep -q "SHARDSWEEP_BLOCK_KIB=4: refused: a build-time setting: this build has 64 KiB blocks" <<<"$err" \
+    || fail "SHARDSWEEP_BLOCK_KIB=4 with a 64 KiB build: rc=$rc, stderr: $err"
+  passed=$((passed + 1))
 done
 echo "$passed passed, 0 failed"

@@ -39,6 +39,8 @@ pub(crate) mod block_stack;
 #[cfg(not(loom))]
 pub mod budget;
 #[cfg(not(loom))]
+pub mod build_setting;
+#[cfg(not(loom))]
 pub mod config;
 #[cfg(not(loom))]
 pub mod footprint;

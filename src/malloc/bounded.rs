@@ -151,6 +151,11 @@ pub(crate) fn ensure_read(init: fn(BoundedSettings)) -> bool {
         return m == ON;
     }
     if m == UNREAD {
+        // The process's first allocation: a build-time setting in the environment that this
+        // build does not have is refused here, once, as an invalid setting is.
+        if let Some(v) = crate::build_setting::block_kib_differs() {
+            super::usage::invalid_setting("SHARDSWEEP_BLOCK_KIB", v, "refused", crate::build_setting::BLOCK_KIB_REFUSED);
+        }
         match from_env() {
             None => {
                 // Relaxed: only UNREAD → OFF, nothing published.
