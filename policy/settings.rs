@@ -107,7 +107,7 @@ impl Zeroing {
     /// The default for a binding, by the path of its `VMBinding` type (`std::any::type_name`):
     /// `binding` under mmtk-openjdk, whose HotSpot initialises every object it allocates
     /// (`MemAllocator::mem_clear`, and the callers of its non-zeroing array allocation fill every
-    /// element; checked on the JVM with `poison`: `bindings/openjdk/RESULTS.md`, "Who zeroes new
+    /// element; checked on the JVM with `poison`: `bindings/openjdk/RESULTS-history.md`, "Who zeroes new
     /// objects"), `space` under any other binding, which may rely on zeroed memory.
     pub fn default_for(vm_type_name: &str) -> Zeroing {
         if vm_type_name.starts_with("mmtk_openjdk::") {

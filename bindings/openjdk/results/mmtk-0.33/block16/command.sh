@@ -3,7 +3,7 @@
 # that never moves): the lusearch stand-in's minimum heap, 0.5 MiB resolution, at 48, 24 and 1
 # threads, two rounds, taken beside that study on the same 2 cores (a minimum heap does not depend
 # on speed). 16 KiB blocks were the fastest of our builds at every heap factor from 2x in the
-# time study (RESULTS.md, "The thesis' third experiment").
+# time study (RESULTS-history.md, "The thesis' third experiment").
 # IMAGES: an MMTk OpenJDK image l16c (libmmtk_openjdk.so of this repository at e17fc46,
 # SHARDSWEEP_BLOCK_KIB=16; its defaults behave as 95bfd5f's).
 set -u

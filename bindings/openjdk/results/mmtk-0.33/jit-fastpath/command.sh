@@ -7,7 +7,7 @@
 #   IMAGES=<dir of JDK images> bindings/openjdk/results/mmtk-0.33/jit-fastpath/command.sh [OUT.csv]
 # IMAGES/h64: shardsweep 64K built at 34a60a9; IMAGES/hstock: stock mmtk 0.33.0 (same mmtk copy
 # without our feature). IMAGES/j64: h64 with a libjvm.so rebuilt with the local prototype
-# (bindings/openjdk/RESULTS.md, "A free-list JIT fast path, prototyped"), which pops the
+# (bindings/openjdk/RESULTS-history.md, "A free-list JIT fast path, prototyped"), which pops the
 # allocator's free list inline only when SHARDSWEEP_JIT_FASTPATH=1: so j64 with 0 and 1 differ in
 # nothing but the JIT's allocation sequence. Summary: summarize.py OUT.csv
 ROOT=$(git rev-parse --show-toplevel); I=${IMAGES:?IMAGES: a directory of MMTk OpenJDK images}
