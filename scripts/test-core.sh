@@ -2,13 +2,33 @@
 # Tests of the VM-agnostic core (src/): unit, model-based, stress and GlobalAlloc tests in
 # release and debug (debug assertions check the block invariants), the bounded (real-time)
 # mode's step-bound and system-call tests (feature step-count), the size-class tests for
-# every supported block size, the build failure on an invalid block size, the C ABI under real
-# programs (LD_PRELOAD: scripts/test-capi.sh), loom, and miri when
-# the toolchain has it (set SHARDSWEEP_MIRI=0 to skip, =1 to require).
+# other block sizes, the build failure on an invalid block size, the C ABI under real
+# programs (LD_PRELOAD: scripts/test-capi.sh), loom, and miri when the toolchain has it (set
+# SHARDSWEEP_MIRI=0 to skip, =1 to require).
+#
+#   scripts/test-core.sh          # one test per concern: blocks of 4 KiB besides the default 64,
+#                                 # miri over one short sequence of the page- and block-accounting
+#                                 # models
+#   scripts/test-core.sh --full   # + blocks of 8, 16, 32, 128 and 256 KiB, miri over two longer
+#                                 # sequences of each model test and the unit tests
+# Each step's wall time is printed after it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+FULL=0
+for a in "$@"; do
+  case "$a" in
+    --full) FULL=1 ;;
+    *) echo "usage: $0 [--full] (unknown option: $a)" >&2; exit 2 ;;
+  esac
+done
 T=.build/target-core
-step() { printf '\n== %s\n' "$*"; }
+STEP="" T_STEP=$SECONDS
+step() { # step TITLE: closes the previous step (its wall time), opens this one
+  [ -n "$STEP" ] && printf '   (%ds: %s)\n' $((SECONDS - T_STEP)) "$STEP"
+  STEP="$*" T_STEP=$SECONDS
+  [ -n "$STEP" ] && printf '\n== %s\n' "$*"
+  return 0
+}
 
 step "core: release"
 cargo test --release --target-dir "$T"
@@ -22,7 +42,8 @@ cargo test --release --target-dir "$T" --features step-count \
   --test bounded --test bounded_default_contrast --test bounded_search --test bounded_exhaustion \
   --test bounded_profile
 
-for kib in 4 8 16 32 128 256; do
+if [ $FULL = 1 ]; then KIBS="4 8 16 32 128 256"; else KIBS=4; fi
+for kib in $KIBS; do
   step "core: block size ${kib} KiB (lib + model)"
   SHARDSWEEP_BLOCK_KIB=$kib cargo test --release --target-dir "$T-$kib" --lib --test model
 done
@@ -47,14 +68,23 @@ if [ "${SHARDSWEEP_MIRI:-auto}" != 0 ]; then
   # here: a test must not download or prompt.
   if cargo +nightly miri --version >/dev/null 2>&1 \
      && rustup +nightly component list --installed 2>/dev/null | grep -q '^rust-src'; then
-    step "core: miri (single-threaded tests)"
     # Leaks are by design: block memory stays mapped for the life of its source (a lock-free
     # popper may still read a popped block's link), and the fixtures leak their `Shared`.
-    MIRIFLAGS="-Zmiri-disable-isolation -Zmiri-permissive-provenance -Zmiri-ignore-leaks" \
-      cargo +nightly miri test --target-dir "$T-miri" --lib --test model
+    if [ $FULL = 1 ]; then
+      step "core: miri (unit tests and the model tests' short sequences)"
+      MIRIFLAGS="-Zmiri-disable-isolation -Zmiri-permissive-provenance -Zmiri-ignore-leaks" \
+        cargo +nightly miri test --target-dir "$T-miri" --lib --test model
+    else
+      # Page and whole-block accounting: every list, page charge, sweep and lazy-sweep path;
+      # the reuse orders and the deferred spill (the same paths, another order) in --full.
+      step "core: miri (one short sequence of the page- and block-accounting models)"
+      SHARDSWEEP_MIRI_MODEL=short MIRIFLAGS="-Zmiri-disable-isolation -Zmiri-permissive-provenance -Zmiri-ignore-leaks" \
+        cargo +nightly miri test --target-dir "$T-miri" --test model -- --exact page_accounting_model block_accounting_model
+    fi
   elif [ "${SHARDSWEEP_MIRI:-auto}" = 1 ]; then
     echo "FAILED: miri requested but not available"; exit 1
   else
     echo "miri not available (scripts/setup.sh --test installs it on a nightly toolchain): skipped (SHARDSWEEP_MIRI=1 makes it required)"
   fi
 fi
+step ""

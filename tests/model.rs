@@ -216,33 +216,53 @@ fn run_with(ops: Vec<Op>, accounting: Accounting, reuse: ReuseOrder, spill: Spil
     );
 }
 
+/// Under miri (an interpreter, ~1000x slower) a few short sequences still reach every
+/// operation: the point there is undefined behaviour, not coverage. The test command's default
+/// tier asks for one shorter sequence per test (`SHARDSWEEP_MIRI_MODEL=short`,
+/// `scripts/test-core.sh`); `--full` for two longer ones.
+fn miri_short() -> bool {
+    cfg!(miri) && std::env::var("SHARDSWEEP_MIRI_MODEL").is_ok_and(|v| v == "short")
+}
+
+/// Sequence lengths: `miri` under miri (`short`: 10..25), `native` otherwise.
+fn ops_len(native: std::ops::Range<usize>, miri: std::ops::Range<usize>) -> std::ops::Range<usize> {
+    if miri_short() {
+        10..25
+    } else if cfg!(miri) {
+        miri
+    } else {
+        native
+    }
+}
+
 proptest! {
-    // Under miri (an interpreter, ~1000x slower) a few short sequences still reach every
-    // operation: the point there is undefined behaviour, not coverage.
-    #![proptest_config(ProptestConfig { cases: if cfg!(miri) { 2 } else { 48 }, .. ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig {
+        cases: if miri_short() { 1 } else if cfg!(miri) { 2 } else { 48 },
+        .. ProptestConfig::default()
+    })]
 
     #[test]
-    fn page_accounting_model(ops in prop::collection::vec(op(), if cfg!(miri) { 20..60 } else { 1..400 })) {
+    fn page_accounting_model(ops in prop::collection::vec(op(), ops_len(1..400, 20..60))) {
         run(ops, Accounting::Page, ReuseOrder::Address);
     }
 
     #[test]
-    fn page_accounting_densest_first_model(ops in prop::collection::vec(op(), if cfg!(miri) { 20..60 } else { 1..400 })) {
+    fn page_accounting_densest_first_model(ops in prop::collection::vec(op(), ops_len(1..400, 20..60))) {
         run(ops, Accounting::Page, ReuseOrder::Densest);
     }
 
     #[test]
-    fn page_accounting_sparsest_first_model(ops in prop::collection::vec(op(), if cfg!(miri) { 20..60 } else { 1..400 })) {
+    fn page_accounting_sparsest_first_model(ops in prop::collection::vec(op(), ops_len(1..400, 20..60))) {
         run(ops, Accounting::Page, ReuseOrder::Sparsest);
     }
 
     #[test]
-    fn page_accounting_deferred_spill_model(ops in prop::collection::vec(op(), if cfg!(miri) { 20..60 } else { 1..400 })) {
+    fn page_accounting_deferred_spill_model(ops in prop::collection::vec(op(), ops_len(1..400, 20..60))) {
         run_with(ops, Accounting::Page, ReuseOrder::Address, Spill::Defer);
     }
 
     #[test]
-    fn block_accounting_model(ops in prop::collection::vec(op(), if cfg!(miri) { 20..40 } else { 1..200 })) {
+    fn block_accounting_model(ops in prop::collection::vec(op(), ops_len(1..200, 20..40))) {
         run(ops, Accounting::Block, ReuseOrder::Address);
     }
 }
