@@ -33,6 +33,7 @@ pub fn overcommit_past_heap() {
                 let a = memory_manager::alloc_with_options(&mut fixture.mutator, 1024, 8, 0, AllocationSemantics::Default, overcommit);
                 assert!(!a.is_zero(), "overcommitting allocation {i} failed");
                 // The cells are the space's and writable (page charged, not just counted).
+                // SAFETY: `a` is a fresh 1 KiB cell of the space, word-aligned (align 8).
                 unsafe { a.store::<usize>(i) };
             }
             let reserved = fixture.mmtk().get_plan().get_reserved_pages();
