@@ -111,6 +111,8 @@ pub struct ShardSweepSpace<VM: VMBinding> {
     /// The plan's large-object space, for the footprint report (null until the seam notes it;
     /// large_objects.rs).
     xlos: AtomicPtr<crate::policy::largeobjectspace::LargeObjectSpace<VM>>,
+    /// The lowest page of a large object seen live (0: none yet; `drop_free_large_object_pages`).
+    xlos_low: AtomicUsize,
 }
 
 // SAFETY: the space's shared state is atomics, mutexes, the page resource (itself thread-safe)
@@ -164,6 +166,7 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
             released: Mutex::new(Vec::new()),
             gcs: AtomicUsize::new(0),
             xlos: AtomicPtr::new(std::ptr::null_mut()),
+            xlos_low: AtomicUsize::new(0),
         }
     }
 
@@ -414,6 +417,7 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
             // After the large-object space's sweep (the plan's `release`).
             self.report_large_objects(footprint::reported_gcs());
         }
+        self.drop_free_large_object_pages();
         self.pr.flush_all();
         // Relaxed: see `prepare`.
         self.xin_gc.store(false, Ordering::Relaxed);
