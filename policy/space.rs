@@ -113,6 +113,11 @@ pub struct ShardSweepSpace<VM: VMBinding> {
     xlos: AtomicPtr<crate::policy::largeobjectspace::LargeObjectSpace<VM>>,
     /// The lowest page of a large object seen live (0: none yet; `drop_free_large_object_pages`).
     xlos_low: AtomicUsize,
+    /// The end of the highest large object seen live (0: none yet), for the reclaim check.
+    xlos_high: AtomicUsize,
+    /// With the reclaim check: the free pages of the large-object space between `xlos_low` and
+    /// `xlos_high` still resident after this GC's drop (`usize::MAX`: no drop this GC).
+    xlos_free_resident: AtomicUsize,
 }
 
 // SAFETY: the space's shared state is atomics, mutexes, the page resource (itself thread-safe)
@@ -167,6 +172,8 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
             gcs: AtomicUsize::new(0),
             xlos: AtomicPtr::new(std::ptr::null_mut()),
             xlos_low: AtomicUsize::new(0),
+            xlos_high: AtomicUsize::new(0),
+            xlos_free_resident: AtomicUsize::new(usize::MAX),
         }
     }
 
@@ -412,12 +419,13 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
         if self.settings.purge != super::purge::Purge::Now {
             self.trim_idle_after_gc();
         }
+        // After the large-object space's sweep (the plan's `release`); before the checks, which
+        // look at what it left resident.
+        self.drop_free_large_object_pages();
         self.check_after_gc();
         if footprint::footprint_level() > 0 {
-            // After the large-object space's sweep (the plan's `release`).
             self.report_large_objects(footprint::reported_gcs());
         }
-        self.drop_free_large_object_pages();
         self.pr.flush_all();
         // Relaxed: see `prepare`.
         self.xin_gc.store(false, Ordering::Relaxed);

@@ -49,6 +49,21 @@ class Run(unittest.TestCase):
         self.assertFalse(pc.judge_run("x", pc.Run(0, "PASSED"))[0])            # no JSON
 
 
+class LosDrop(unittest.TestCase):
+    @staticmethod
+    def run_with(*values):
+        lines = [f"shardsweep-check reclaim gc={i + 1} ok mode=page los_free_resident={v}" for i, v in enumerate(values)]
+        return pc.Run(0, "\n".join(lines))
+
+    def test_dropped(self):
+        self.assertTrue(pc.judge_los_drop("x", self.run_with("-", 0, 0))[0])
+
+    def test_not_dropped_or_left_resident(self):
+        self.assertFalse(pc.judge_los_drop("x", self.run_with("-", "-"))[0])   # no GC dropped
+        self.assertFalse(pc.judge_los_drop("x", self.run_with(0, 3))[0])       # pages left resident
+        self.assertFalse(pc.judge_los_drop("x", pc.Run(0, "PASSED"))[0])       # no reclaim lines
+
+
 MUT = ("shardsweep: mutators: 20 samples, size classes held mean 3.1 max 7, blocks held mean 4.0 max 9 "
        "(not full: mean 1.0 max 2), charged KiB held mean 100 max 200; per GC (2 GCs, summed over its mutators): "
        "mutators 8.0, blocks not full 3.0, charged KiB 10")

@@ -334,13 +334,19 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
             }
         }
         errs.truncate(5);
+        // The large-object space's free pages dropped at this GC's end (large_objects.rs).
+        let los_free_resident = self.los_free_resident();
+        if let Some(n) = los_free_resident.filter(|&n| n > 0) {
+            errs.push(format!("large-object space: {n} free pages still resident after the drop"));
+        }
         let live_pairs = pairs.values().filter(|(bytes, _)| *bytes > 0).count();
         let data_pages: usize = pairs.values().map(|(bytes, _)| bytes.div_ceil(PAGE_BYTES)).sum();
         let bound_live = data_pages + live_pairs + checked;
         let line = format!(
             "mode={} sweep={} blocks={checked} unswept={skipped} charged={charged_total} live_cells={live_cells} live_bytes={live_bytes} \
              live_pairs={live_pairs} data_pages={data_pages} bound_live={bound_live} block_pages={} space_used_pages={} \
-             header_only={header_only} quarter_full={quarter_full} waste_pages={}/{}/{} abandoned={abandoned} abandoned_pages={abandoned_pages}",
+             header_only={header_only} quarter_full={quarter_full} waste_pages={}/{}/{} abandoned={abandoned} abandoned_pages={abandoned_pages} \
+             los_free_resident={}",
             if page { "page" } else { "block" },
             if self.settings().sweep == SweepMode::Lazy { "lazy" } else { "eager" },
             checked * Block::PAGES,
@@ -348,6 +354,7 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
             waste[0] / PAGE_BYTES,
             waste[1] / PAGE_BYTES,
             waste[2] / PAGE_BYTES,
+            los_free_resident.map_or("-".to_string(), |n| n.to_string()),
         );
         if errs.is_empty() {
             Ok(line)

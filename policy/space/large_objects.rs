@@ -122,6 +122,29 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
             from = from.max(e);
         }
         drop(from, high.max(from));
+        if self.settings.check_reclaim {
+            // Relaxed (both): this GC's end only, as `xlos_low`.
+            let top = self.xlos_high.load(Ordering::Relaxed).max(from);
+            self.xlos_high.store(top, Ordering::Relaxed);
+            let mut resident = 0;
+            let mut at = low;
+            for &(s, e) in live.iter().chain(std::iter::once(&(top, top))) {
+                resident += resident_pages(at, s.max(at));
+                at = at.max(e);
+            }
+            self.xlos_free_resident.store(resident, Ordering::Relaxed);
+        }
+    }
+
+    /// The reclaim check's field for the large-object space: its free pages (between the lowest
+    /// and the highest object it has held) still resident after this GC's drop, which must be 0;
+    /// `None` when nothing was dropped this GC (another layout or advice, no large object yet).
+    pub(super) fn los_free_resident(&self) -> Option<usize> {
+        // Relaxed: written at this GC's end, before the checks, by the same thread.
+        match self.xlos_free_resident.swap(usize::MAX, Ordering::Relaxed) {
+            usize::MAX => None,
+            n => Some(n),
+        }
     }
 
     /// The `los_pages=` field of the footprint line ("-" without the seam's hand-over).
@@ -175,3 +198,22 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
     }
 }
 
+/// Resident pages of `[a, b)` (page-aligned; `mincore` per 4 MiB piece, pieces not mapped
+/// counted as 0): the reclaim check's view of what a drop left behind.
+fn resident_pages(a: usize, b: usize) -> usize {
+    const PIECE: usize = 4 << 20;
+    let mut n = 0;
+    let mut at = a;
+    let mut vec = vec![0u8; PIECE / PAGE_BYTES];
+    while at < b {
+        let end = b.min((at + PIECE) & !(PIECE - 1));
+        let pages = (end - at) / PAGE_BYTES;
+        // SAFETY: `vec` has room for `pages` entries; mincore only reads the page tables of
+        // [at, end), a page-aligned range, and fails (ENOMEM) on a part not mapped.
+        if unsafe { libc::mincore(at as *mut libc::c_void, end - at, vec.as_mut_ptr()) } == 0 {
+            n += vec[..pages].iter().filter(|&&r| r & 1 != 0).count();
+        }
+        at = end;
+    }
+    n
+}
