@@ -22,9 +22,10 @@
 # t8: used - live after a full GC of a mostly dead heap, page vs whole-block charging vs stock);
 # out of memory reported promptly; a request that can never be met ends in out of memory, not in
 # endless GCs (synthvm hog, issue 11); the low-heap sweep (every block size built x t1,24,48
-# small from 0.5 MiB, and t24 default from 8 MiB but for 4 KiB, each up to two passes in a row:
-# pass or out of memory, a timeout fails); invalid settings refused, build-time settings at run
-# time among them. With --full the 4 KiB runs use the sanity build, and a vo_bit build runs
+# small from 0.5 MiB, each up to two passes in a row: pass or out of memory, a timeout fails);
+# invalid settings refused, build-time settings at run time among them. With --full the 4 KiB
+# runs use the sanity build, the low-heap sweep adds t24 default from 8 MiB (every block size
+# but 4 KiB), and a vo_bit build runs
 # lusearch t8 (page and block; lazy refused); VO bits are covered in the default tier by mmtk's
 # mock-VM suite (scripts/test-mmtk-mock.sh).
 #
