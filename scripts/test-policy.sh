@@ -103,8 +103,9 @@ if [ $BUILD = 1 ]; then
     for kib in $BLOCKS; do [ $FULL = 1 ] && [ "$kib" = "$SANITY_KIB" ] || vars="$vars ss${kib}k"; done
     echo "== build stock baseline and shardsweep ($vars) with scripts/build-variants.sh"
     SHARDSWEEP_EXP_BIN_DIR="$ROOT/.build/pol-bin" "$ROOT/scripts/build-variants.sh" $vars || exit 1
+    # The tests' own copy: the builds below, and the refused feature combinations (cargo check).
+    refresh_copy || exit 1
     if [ $FULL = 1 ]; then
-        refresh_copy || exit 1
         echo "== build shardsweep, $SANITY_KIB KiB blocks, sanity (mmtk/shardsweep,mmtk/sanity)"
         SHARDSWEEP_BLOCK_KIB=$SANITY_KIB build "$ROOT/.build/pol-ss$SANITY_KIB" --features mmtk/shardsweep,mmtk/sanity || exit 1
         echo "== build shardsweep, 64 KiB blocks, vo_bit"
