@@ -314,6 +314,17 @@ impl SpaceSettings {
                 ));
             }
         }
+        // A misspelt name (`SHARDSWEEP_ACOUNTING`) would leave its setting at the default unseen.
+        for (var, value) in std::env::vars_os() {
+            let Some(var) = var.to_str() else { continue };
+            if var.starts_with("SHARDSWEEP_") && !VARIABLES.contains(&var) && !OTHER_VARIABLES.contains(&var) {
+                e.push(format!(
+                    "{var}={}: not a setting of the space; its settings are {}",
+                    value.to_string_lossy(),
+                    VARIABLES.join(", ")
+                ));
+            }
+        }
         if let (Some(cap), Count::Resident) = (s.idle_cap, s.count) {
             e.push(format!("SHARDSWEEP_IDLE_CAP={cap}: caps uncounted idle pages, with SHARDSWEEP_COUNT=in-use only; valid values with SHARDSWEEP_COUNT=resident: off"));
         }
@@ -369,6 +380,27 @@ pub const VARIABLES: [&str; 20] = [
     "SHARDSWEEP_SPILL",
     "SHARDSWEEP_ADOPT",
     "SHARDSWEEP_PRINT_SETTINGS",
+];
+
+/// `SHARDSWEEP_*` variables that are not the space's and that a process with the space may have
+/// in its environment: the build-time settings (checked against the build above), the standalone
+/// allocator's, those the project's scripts read, and the JIT fast path's switch (read by the
+/// binding's C++, `bindings/openjdk/`). Any other `SHARDSWEEP_*` name is refused.
+pub const OTHER_VARIABLES: [&str; 14] = [
+    "SHARDSWEEP_JIT_FASTPATH",
+    "SHARDSWEEP_BLOCK_KIB",
+    "SHARDSWEEP_MAX_OBJECT_BYTES",
+    "SHARDSWEEP_PURGE_DELAY_MS",
+    "SHARDSWEEP_BOUNDED",
+    "SHARDSWEEP_EXP_BIN_DIR",
+    "SHARDSWEEP_MIRI",
+    "SHARDSWEEP_MIRI_MODEL",
+    "SHARDSWEEP_TEST_BOUNDED_CHILD",
+    "SHARDSWEEP_JDK_STOCK",
+    "SHARDSWEEP_JDK_SS4",
+    "SHARDSWEEP_JDK_SS16",
+    "SHARDSWEEP_JDK_SS64",
+    "SHARDSWEEP_JDK_SS256",
 ];
 
 /// Called by `create_plan` (seam): a plan other than MarkSweep never creates the space, so the

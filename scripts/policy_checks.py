@@ -596,6 +596,8 @@ def main(argv=None):
             # Build-time settings at run time (ss64's build: 64 KiB blocks, the block's largest
             # object): another value than the build's is refused, naming the build's.
             ("SHARDSWEEP_BLOCK_KIB=4", "this build has 64 KiB blocks (valid at run time: 64, or unset)"),
+            # A misspelt name is refused, not left unseen.
+            ("SHARDSWEEP_ACOUNTING=block", "not a setting of the space; its settings are SHARDSWEEP_ACCOUNTING, "),
             ("SHARDSWEEP_MAX_OBJECT_BYTES=512", "this build serves objects up to 8192 bytes (valid at run time: 8192, or unset)")]:
         var, value = var_value.split("=", 1)
         r = S.execute([ss64, *MS, "lusearch"], {"RUST_BACKTRACE": 1, var: value}, timeout=60, stderr_only=True)

@@ -224,10 +224,11 @@ fn miri_short() -> bool {
     cfg!(miri) && std::env::var("SHARDSWEEP_MIRI_MODEL").is_ok_and(|v| v == "short")
 }
 
-/// Sequence lengths: `miri` under miri (`short`: 10..25), `native` otherwise.
+/// Sequence lengths: `miri` under miri (`short`: 6..16, and every run ends with a sweep of
+/// everything), `native` otherwise.
 fn ops_len(native: std::ops::Range<usize>, miri: std::ops::Range<usize>) -> std::ops::Range<usize> {
     if miri_short() {
-        10..25
+        6..16
     } else if cfg!(miri) {
         miri
     } else {
