@@ -7,7 +7,7 @@
 
 use crate::util::alloc::allocator::AllocationOptions;
 use crate::util::test_util::fixtures::*;
-use crate::util::test_util::mock_method::*;
+use super::{recording_vm, HEAP_BYTES, HEAP_PAGES};
 use crate::util::test_util::mock_vm::*;
 use crate::AllocationSemantics;
 use crate::memory_manager;
@@ -15,18 +15,9 @@ use crate::memory_manager;
 #[test]
 pub fn overcommit_past_heap() {
     with_mockvm(
-        || -> MockVM {
-            MockVM {
-                // Mocked so that a wrong call is seen (asserted below), not a panic.
-                block_for_gc: MockMethod::new_default(),
-                out_of_memory: MockMethod::new_default(),
-                ..MockVM::default()
-            }
-        },
+        recording_vm,
         || {
-            const MB: usize = 1024 * 1024;
-            let mut fixture = MutatorFixture::create_with_heapsize(MB);
-            let heap_pages = MB >> crate::util::constants::LOG_BYTES_IN_PAGE;
+            let mut fixture = MutatorFixture::create_with_heapsize(HEAP_BYTES);
             let overcommit = AllocationOptions { allow_overcommit: true, ..Default::default() };
             // 2 MiB in 1 KiB objects: twice the heap.
             for i in 0..2048 {
@@ -37,7 +28,7 @@ pub fn overcommit_past_heap() {
                 unsafe { a.store::<usize>(i) };
             }
             let reserved = fixture.mmtk().get_plan().get_reserved_pages();
-            assert!(reserved > heap_pages, "2 MiB allocated past a 1 MiB heap: {reserved} pages reserved, heap {heap_pages}");
+            assert!(reserved > HEAP_PAGES, "2 MiB allocated past a 1 MiB heap: {reserved} pages reserved, heap {HEAP_PAGES}");
             read_mockvm(|mock| {
                 assert!(!mock.block_for_gc.is_called(), "an overcommitting allocation blocked for a GC");
                 assert!(!mock.out_of_memory.is_called(), "an overcommitting allocation reported out of memory");

@@ -6,7 +6,7 @@
 
 use crate::util::alloc::allocator::AllocationOptions;
 use crate::util::test_util::fixtures::*;
-use crate::util::test_util::mock_method::*;
+use super::{recording_vm, HEAP_BYTES, HEAP_PAGES};
 use crate::util::test_util::mock_vm::*;
 use crate::memory_manager;
 use crate::AllocationSemantics;
@@ -14,17 +14,9 @@ use crate::AllocationSemantics;
 #[test]
 pub fn unsafe_point_full_heap() {
     with_mockvm(
-        || -> MockVM {
-            MockVM {
-                block_for_gc: MockMethod::new_default(),
-                out_of_memory: MockMethod::new_default(),
-                ..MockVM::default()
-            }
-        },
+        recording_vm,
         || {
-            const MB: usize = 1024 * 1024;
-            let mut fixture = MutatorFixture::create_with_heapsize(MB);
-            let heap_pages = MB >> crate::util::constants::LOG_BYTES_IN_PAGE;
+            let mut fixture = MutatorFixture::create_with_heapsize(HEAP_BYTES);
             let unsafe_point = AllocationOptions { at_safepoint: false, ..Default::default() };
             let mut allocated = 0;
             let mut failed_at = None;
@@ -38,9 +30,9 @@ pub fn unsafe_point_full_heap() {
             }
             let failed_at = failed_at.expect("1 MiB of 256-byte objects off a safepoint never failed in a 1 MiB heap");
             // Side metadata and the block headers count too: at least half the heap was served.
-            assert!(allocated >= MB / 2, "only {allocated} bytes served before the first null (allocation {failed_at})");
+            assert!(allocated >= HEAP_BYTES / 2, "only {allocated} bytes served before the first null (allocation {failed_at})");
             let reserved = fixture.mmtk().get_plan().get_reserved_pages();
-            assert!(reserved <= heap_pages, "{reserved} pages reserved in a {heap_pages}-page heap without overcommitting");
+            assert!(reserved <= HEAP_PAGES, "{reserved} pages reserved in a {HEAP_PAGES}-page heap without overcommitting");
             read_mockvm(|mock| {
                 assert!(!mock.block_for_gc.is_called(), "an allocation off a safepoint blocked for a GC");
                 assert!(!mock.out_of_memory.is_called(), "an allocation off a safepoint reported out of memory");
