@@ -40,7 +40,7 @@ fn main() {
          pub const LOG_BLOCK_BYTES: usize = {log_block_bytes};\n\
          /// Why `SHARDSWEEP_BLOCK_KIB` given at run time with another value is refused\n\
          /// (`crate::build_setting`): one line, naming this build's value and how to get another.\n\
-         pub const BLOCK_KIB_AT_RUN_TIME: &str = \"a build-time setting: this build has {kib} KiB blocks \
+         pub const BLOCK_KIB_REFUSED: &str = \"a build-time setting: this build has {kib} KiB blocks \
          (valid at run time: {kib}, or unset); for other blocks build again with \
          SHARDSWEEP_BLOCK_KIB=<{}> set (scripts/build-variants.sh ssNk)\";\n",
         valid.join("|")

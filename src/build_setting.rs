@@ -5,14 +5,13 @@
 //! asks from inside its first allocation); the space and the standalone allocator then end the
 //! process with one line and exit status 2, as for any invalid setting.
 
-use crate::config::{BLOCK_KIB_AT_RUN_TIME, LOG_BLOCK_BYTES};
+use crate::config::BLOCK_BYTES;
+/// Why a differing run-time `SHARDSWEEP_BLOCK_KIB` is refused: this build's value, and how to
+/// build another (written by `build.rs`).
+pub use crate::config::BLOCK_KIB_REFUSED;
 
 /// This build's block size in KiB.
-pub const BLOCK_KIB: usize = 1 << (LOG_BLOCK_BYTES - 10);
-
-/// Why a differing run-time `SHARDSWEEP_BLOCK_KIB` is refused: this build's value, and how to
-/// build another.
-pub const BLOCK_KIB_REFUSED: &str = BLOCK_KIB_AT_RUN_TIME;
+pub const BLOCK_KIB: usize = BLOCK_BYTES >> 10;
 
 /// `SHARDSWEEP_BLOCK_KIB` in the environment, if it is set (not blank) to anything but this
 /// build's block size (read as `build.rs` reads it: blanks around it and a `k`/`K` after it
@@ -36,10 +35,10 @@ pub fn block_kib_differs() -> Option<&'static [u8]> {
 /// Whether `value` is blank or names [`BLOCK_KIB`].
 fn names_this_block_size(value: &[u8]) -> bool {
     let t = value.trim_ascii();
-    let t = t.strip_suffix(b"k").or_else(|| t.strip_suffix(b"K")).unwrap_or(t).trim_ascii();
-    if value.trim_ascii().is_empty() {
+    if t.is_empty() {
         return true;
     }
+    let t = t.strip_suffix(b"k").or_else(|| t.strip_suffix(b"K")).unwrap_or(t).trim_ascii();
     let mut n = 0usize;
     for &c in t {
         if !c.is_ascii_digit() || n > 1 << 20 {

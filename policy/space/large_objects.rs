@@ -70,9 +70,9 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
     /// GC's end (after its sweep). The large-object space gives the pages of dead objects back
     /// to its free list but leaves them resident, and MMTk counts only the pages of its objects:
     /// without this its resident pages grow to its high-water mark beyond what the heap limit
-    /// counts, while this space fills the rest of the heap (synthvm lusearch, 48 threads,
-    /// 20 MiB: 2.6 MB resident for at most 1.6 MiB reported). Its allocator zeroes the pages it
-    /// hands out, so nothing reads them before they are written again.
+    /// counts, while this space fills the rest of the heap (the process's peak RSS against stock
+    /// MarkSweep's: `experiments/results/rss-t48/`). Its allocator zeroes the pages it hands out,
+    /// so nothing reads them before they are written again.
     ///
     /// Only a contiguous large-object space (its whole address range is its own), and only with
     /// `SHARDSWEEP_ADVICE=dontneed` (the default). The range dropped starts at the lowest object
