@@ -41,9 +41,11 @@ impl<VM: VMBinding> ShardSweepAllocator<VM> {
         std::mem::size_of::<Self>() == std::mem::size_of::<crate::util::alloc::free_list_allocator::FreeListAllocator<VM>>()
     );
 
-    /// Where a JIT fast path would find the heap (`bindings/openjdk/README.md`, "A free-list
-    /// fast path for the JIT"; the core's own offsets are `shardsweep::jit_layout`).
-    const HEAP_AT_24: () = assert!(std::mem::offset_of!(Self, heap) == 24);
+    /// Where a JIT's fast path finds the heap (`fastpath.rs`; the core's own offsets are
+    /// `shardsweep::jit_layout`).
+    pub(crate) const HEAP_OFFSET: usize = std::mem::offset_of!(Self, heap);
+    /// After `tls`, `space` and `context`, as the design in `bindings/openjdk/README.md` says.
+    const HEAP_AT_24: () = assert!(Self::HEAP_OFFSET == 24);
 
     pub(crate) fn new(tls: VMThread, space: &'static ShardSweepSpace<VM>, context: Arc<AllocatorContext<VM>>) -> Self {
         #[allow(clippy::let_unit_value)]

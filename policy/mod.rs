@@ -7,6 +7,7 @@
 //! * [`glue`] — the space as the core's `BlockSource` (its page resource) and `PageBudget`
 //!   (its GC trigger);
 //! * [`allocator`] — the per-mutator allocator that owns a boxed core `Heap`;
+//! * [`fastpath`] — the allocator's fast path as a JIT compiles it (`AllocatorInfo::FreeList`);
 //! * [`sweep`] — the mark-bit oracle handed to the core's sweep;
 //! * [`region`] — the block as an MMTk `Region` (for the block page resource);
 //! * [`settings`] — runtime settings read from the environment at space creation;
@@ -36,6 +37,7 @@ compile_error!("features `shardsweep` and `malloc_mark_sweep` both select the Ma
 compile_error!("feature `shardsweep` does not support `marksweep_as_nonmoving` (the native MarkSweep space as other plans' non-moving space); enable at most one of the two");
 
 pub mod allocator;
+pub mod fastpath;
 pub mod region;
 pub mod settings;
 mod purge;

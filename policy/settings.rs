@@ -25,7 +25,7 @@
 //! | `SHARDSWEEP_ABANDON_ALL`       | `1`, `0`                   | `1` with eager sweeping, `0` with lazy |
 //! | `SHARDSWEEP_CHECK_ACCOUNTING`  | `0`, `1`                   | `1` in debug builds, else `0` |
 //! | `SHARDSWEEP_CHECK_RECLAIM`     | `0`, `1`                   | `0`        |
-//! | `SHARDSWEEP_ZERO`              | `space`, `binding`, `poison` | `binding` under mmtk-openjdk, else `space` |
+//! | `SHARDSWEEP_ZERO`              | `space`, `binding`, `poison` | `binding` when the binding sets MMTk's `binding_zeroes_objects` (mmtk-openjdk does), else `space` |
 //! | `SHARDSWEEP_REUSE`             | `address`, `densest`, `sparsest` | `address`  |
 //! | `SHARDSWEEP_HOLES`             | `0` (off), or bytes 256 to 65536 | `0`        |
 //! | `SHARDSWEEP_SPILL`             | `charge`, `defer`                | `charge`   |
@@ -104,13 +104,14 @@ pub enum Zeroing {
 }
 
 impl Zeroing {
-    /// The default for a binding, by the path of its `VMBinding` type (`std::any::type_name`):
-    /// `binding` under mmtk-openjdk, whose HotSpot initialises every object it allocates
-    /// (`MemAllocator::mem_clear`, and the callers of its non-zeroing array allocation fill every
-    /// element; checked on the JVM with `poison`: `bindings/openjdk/RESULTS-history.md`, "Who zeroes new
-    /// objects"), `space` under any other binding, which may rely on zeroed memory.
-    pub fn default_for(vm_type_name: &str) -> Zeroing {
-        if vm_type_name.starts_with("mmtk_openjdk::") {
+    /// The default, from what the binding says through MMTk's option `binding_zeroes_objects`
+    /// (seam: `util/options.rs`): `binding` when it initialises every object it allocates, as
+    /// mmtk-openjdk says of HotSpot (`MemAllocator::mem_clear`, and the callers of its
+    /// non-zeroing array allocation fill every element; checked on the JVM with `poison`:
+    /// `bindings/openjdk/RESULTS-history.md`, "Who zeroes new objects"), else `space`: a
+    /// binding that says nothing may rely on zeroed memory.
+    pub fn default_for(binding_zeroes_objects: bool) -> Zeroing {
+        if binding_zeroes_objects {
             Zeroing::Binding
         } else {
             Zeroing::Space
@@ -252,9 +253,9 @@ fn read<T>(
 
 impl SpaceSettings {
     /// Reads and validates the settings from the environment: `Err` lists every invalid
-    /// setting (`VAR=value: why`, naming the valid values). `vm_type_name` (the binding's
-    /// `VMBinding` type, `std::any::type_name`) picks the defaults that depend on the binding.
-    pub fn try_from_env(vm_type_name: &str) -> Result<SpaceSettings, Vec<String>> {
+    /// setting (`VAR=value: why`, naming the valid values). `binding_zeroes_objects` (MMTk's option
+    /// of that name, set by the binding) picks the default zeroing.
+    pub fn try_from_env(binding_zeroes_objects: bool) -> Result<SpaceSettings, Vec<String>> {
         let mut e = Vec::new();
         let sweep = read(
             &mut e,
@@ -294,7 +295,7 @@ impl SpaceSettings {
                 parse_bool,
             ),
             check_reclaim: read(&mut e, "SHARDSWEEP_CHECK_RECLAIM", false, parse_bool),
-            zero: read(&mut e, "SHARDSWEEP_ZERO", Zeroing::default_for(vm_type_name), Zeroing::parse),
+            zero: read(&mut e, "SHARDSWEEP_ZERO", Zeroing::default_for(binding_zeroes_objects), Zeroing::parse),
             reuse: read(&mut e, "SHARDSWEEP_REUSE", ReuseOrder::Address, ReuseOrder::parse),
             holes: read(&mut e, "SHARDSWEEP_HOLES", 0, parse_hole_bytes),
             spill: read(&mut e, "SHARDSWEEP_SPILL", Spill::Charge, Spill::parse),
@@ -348,8 +349,8 @@ impl SpaceSettings {
 
     /// Reads the settings from the environment; on an invalid value prints one line on stderr
     /// (`shardsweep: VAR=value: why; ...`) and exits with [`EXIT_USAGE`], no panic, no backtrace.
-    pub fn from_env(vm_type_name: &str) -> SpaceSettings {
-        SpaceSettings::try_from_env(vm_type_name).unwrap_or_else(|errors| {
+    pub fn from_env(binding_zeroes_objects: bool) -> SpaceSettings {
+        SpaceSettings::try_from_env(binding_zeroes_objects).unwrap_or_else(|errors| {
             use std::io::Write;
             let _ = std::io::stdout().flush();
             eprintln!("shardsweep: {}", errors.join("; "));
@@ -386,8 +387,7 @@ pub const VARIABLES: [&str; 20] = [
 /// in its environment: the build-time settings (checked against the build above), the standalone
 /// allocator's, those the project's scripts read, and the JIT fast path's switch (read by the
 /// binding's C++, `bindings/openjdk/`). Any other `SHARDSWEEP_*` name is refused.
-pub const OTHER_VARIABLES: [&str; 14] = [
-    "SHARDSWEEP_JIT_FASTPATH",
+pub const OTHER_VARIABLES: [&str; 13] = [
     "SHARDSWEEP_BLOCK_KIB",
     "SHARDSWEEP_MAX_OBJECT_BYTES",
     "SHARDSWEEP_PURGE_DELAY_MS",

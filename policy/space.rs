@@ -130,7 +130,8 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
     pub fn extend_global_side_metadata_specs(_specs: &mut Vec<SideMetadataSpec>) {}
 
     pub fn new(args: PlanCreateSpaceArgs<VM>) -> Self {
-        let settings = SpaceSettings::from_env(std::any::type_name::<VM>());
+        let settings = SpaceSettings::from_env(*args.options.binding_zeroes_objects);
+        super::fastpath::configure(&args.options);
         if std::env::var("SHARDSWEEP_PRINT_SETTINGS").is_ok_and(|v| v.trim() == "1") {
             eprintln!("shardsweep: settings {}", describe_settings(&settings));
         }

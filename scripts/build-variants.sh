@@ -35,7 +35,7 @@ describe() { # variant -> "target-dir|block-kib|cargo features|mmtk source"
     case "$1" in
         stock)    echo "target-stock||-|copy" ;;
         malloc)   echo "target-malloc||mmtk/malloc_mark_sweep|copy" ;;
-        pristine) echo "target-pristine||-|registry" ;;
+        pristine) echo "target-pristine||pristine|registry" ;;
         ss*k-max*) local k=${1#ss} m=${1##*-max}; k=${k%%k-max*}
                   case "$k" in 4|8|16|32|64|128|256) ;; *) return 1 ;; esac
                   case "$m" in 512|1024|2048|4096|8192|16384|32768) ;; *) return 1 ;; esac

@@ -63,6 +63,27 @@ def judge_los_drop(name, run):
     return True, f"{name}: large-object space's free pages dropped at {len(n)} of {len(v)} GCs, none left resident"
 
 
+def judge_inline(name, run, offered):
+    """--inline-alloc (synthvm's JIT-like allocation from AllocatorInfo): where the space offers its
+    free-list fast path, most allocations take it (at least half: the rest are large objects,
+    sizes past the direct table and empty lists); where it offers none, none do."""
+    n, i = num(run.json, "allocations"), num(run.json, "inline_allocations")
+    if n is None or i is None or n == 0:
+        return False, f"{name}: no allocation counts in the JSON line"
+    if offered and 2 * i < n:
+        return False, f"{name}: only {i} of {n} allocations took the inline fast path"
+    if not offered and i != 0:
+        return False, f"{name}: {i} of {n} allocations took an inline fast path that is not offered"
+    return True, f"{name}: {i} of {n} allocations inline"
+
+
+def judge_zero_default(opt, want, run):
+    """MMTk's option binding_zeroes_objects picks the space's default zeroing (printed settings)."""
+    got = re.findall(r"SHARDSWEEP_ZERO=([a-z]+)", run.out)
+    ok = run.rc == 0 and got == [want]
+    return ok, f"MMTK_BINDING_ZEROES_OBJECTS={opt}: default SHARDSWEEP_ZERO={got[0] if got else '?'}" + ("" if ok else f", expected {want}")
+
+
 def judge_unclearing_binding(run):
     """SHARDSWEEP_ZERO=poison with a binding that does not clear (synthvm's test hook): the run
     fails (exit 1, FAILED) reading the poison pattern, promptly, and does not crash."""
@@ -333,6 +354,24 @@ def main(argv=None):
         S.run(f"ss{SANITY_KIB}k {sanity}stress {sw} t8 lusearch", [san, *small(8, 16, "lusearch", "--verify")],
               {"MMTK_STRESS_FACTOR": 2097152, "SHARDSWEEP_SWEEP": sw})
 
+    print("== the JIT's inline fast path, from AllocatorInfo::FreeList (synthvm --inline-alloc)")
+    # A wrong offset corrupts the lists: the accounting check, --verify or a crash fails the run.
+    def inline(name, binary, t, w, offered, env=None):
+        r = S.run(name, [binary, *small(t, heap_for(t), w, "--verify", "--inline-alloc")], env)
+        if r is not None:
+            S.verdict(judge_inline(name, r, offered), r.out)
+    for kib in blocks:
+        for t in threads:
+            for w in ["lusearch", "gcbench"]:
+                inline(f"ss{kib}k inline t{t} {w}", bin_of(kib), t, w, True)
+    inline("ss64k inline lazy t8 lusearch", ss64, 8, "lusearch", True, {"SHARDSWEEP_SWEEP": "lazy"})
+    inline(f"ss{SANITY_KIB}k inline {sanity}stress t8 lusearch", san, 8, "lusearch", True, {"MMTK_STRESS_FACTOR": 2097152})
+    inline("ss64k inline off (MMTK_FREE_LIST_FASTPATH=false) t8 lusearch", ss64, 8, "lusearch", False,
+           {"MMTK_FREE_LIST_FASTPATH": "false"})
+    r = S.run("stock inline t8 lusearch", [stock, *small(8, 16, "lusearch", "--verify", "--inline-alloc")], checks=False)
+    if r is not None:
+        S.verdict(judge_inline("stock inline t8 lusearch", r, False), r.out)
+
     print("== the large-object space's free pages are given back at each GC's end")
     # 4 KiB blocks serve objects up to 512 B: lusearch's larger ones go to the large-object space.
     r = S.run(f"ss{SANITY_KIB}k los drop t8 lusearch", [san, *small(8, 16, "lusearch", "--verify")])
@@ -426,6 +465,11 @@ def main(argv=None):
     r = S.execute([ss64, *small(8, 16, "lusearch", "--verify")], {"SHARDSWEEP_ZERO": "poison", "SYNTHVM_TEST_SKIP_CLEAR": 1},
                   timeout=120)
     S.verdict(judge_unclearing_binding(r), r.out)
+    # The binding says who zeroes through MMTk's option binding_zeroes_objects (mmtk-openjdk sets it).
+    for opt, want in (("true", "binding"), ("false", "space")):
+        r = S.execute([ss64, *small(1, 16, "gcbench")], {"MMTK_BINDING_ZEROES_OBJECTS": opt, "SHARDSWEEP_PRINT_SETTINGS": 1},
+                      timeout=120)
+        S.verdict(judge_zero_default(opt, want, r), r.out)
     print("== reuse order: SHARDSWEEP_REUSE=densest and sparsest (a sweep lists pages by their share of live cells)")
     for reuse in ("densest", "sparsest"):
         for w in ("lusearch", "fragger"):

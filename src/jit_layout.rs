@@ -1,7 +1,8 @@
-//! The offsets a JIT-compiled allocation fast path would read (the design in
-//! `bindings/openjdk/README.md`, "A free-list fast path for the JIT"): a heap's direct table, a
-//! block's `free` and `used`, a free cell's link. They are the layout the core's own fast path
-//! (`Heap::pop`) uses; the asserts below keep them where a binding would have compiled them in.
+//! The offsets a JIT-compiled allocation fast path reads: a heap's direct table, a block's `free`
+//! and `used`, a free cell's link. The MMTk space reports them to bindings through mmtk's
+//! `AllocatorInfo::FreeList` (`policy/fastpath.rs`), so no binding copies them; they are the
+//! layout the core's own fast path (`Heap::pop`) uses, and the asserts below keep the JIT's
+//! sequence (three dependent loads, two stores) as short as it is.
 
 use crate::block::Block;
 use crate::cell::Cell;

@@ -64,6 +64,23 @@ class LosDrop(unittest.TestCase):
         self.assertFalse(pc.judge_los_drop("x", pc.Run(0, "PASSED"))[0])       # no reclaim lines
 
 
+class ZeroDefault(unittest.TestCase):
+    def test_zero_default(self):
+        self.assertTrue(pc.judge_zero_default("true", "binding", pc.Run(0, "shardsweep: settings SHARDSWEEP_ZERO=binding X=1"))[0])
+        self.assertFalse(pc.judge_zero_default("true", "binding", pc.Run(0, "shardsweep: settings SHARDSWEEP_ZERO=space"))[0])
+        self.assertFalse(pc.judge_zero_default("true", "binding", pc.Run(2, "shardsweep: settings SHARDSWEEP_ZERO=binding"))[0])
+
+
+class Inline(unittest.TestCase):
+    def test_inline(self):
+        run = lambda n, i: pc.Run(0, out(allocations=n, inline_allocations=i))
+        self.assertTrue(pc.judge_inline("x", run(100, 90), True)[0])
+        self.assertFalse(pc.judge_inline("x", run(100, 40), True)[0])    # most did not take it
+        self.assertTrue(pc.judge_inline("x", run(100, 0), False)[0])
+        self.assertFalse(pc.judge_inline("x", run(100, 1), False)[0])    # taken though not offered
+        self.assertFalse(pc.judge_inline("x", pc.Run(0, out()), True)[0])  # no counts
+
+
 MUT = ("shardsweep: mutators: 20 samples, size classes held mean 3.1 max 7, blocks held mean 4.0 max 9 "
        "(not full: mean 1.0 max 2), charged KiB held mean 100 max 200; per GC (2 GCs, summed over its mutators): "
        "mutators 8.0, blocks not full 3.0, charged KiB 10")

@@ -103,11 +103,50 @@ pub mod expected {
     pub const TAG_BUMP_POINTER: u8 = 0;
     pub const TAG_FREE_LIST: u8 = 5;
 
+    /// The free-list fast path mmtk reports for `FreeList(0)` in a shardsweep build
+    /// (`AllocatorInfo::FreeList`, which our patch to mmtk-openjdk hands to its JIT through
+    /// `mmtk_get_free_list_fastpath`): the heap pointer 24 bytes into the allocator (after `tls`,
+    /// `space`, `context`), then the core's offsets (`shardsweep::jit_layout`): the direct table
+    /// at the heap's start, a block's `free` at 0 and `used` (u32) at 8, a cell's link at 0.
+    pub const FREE_LIST_HEAP_POINTER_OFFSET: usize = free_list_allocator_offset(0) + 24; // 560
+    pub const FREE_LIST_DIRECT_TABLE_OFFSET: usize = 0;
+    pub const FREE_LIST_BLOCK_FREE_OFFSET: usize = 0;
+    pub const FREE_LIST_BLOCK_USED_OFFSET: usize = 8;
+    pub const FREE_LIST_CELL_NEXT_OFFSET: usize = 0;
+    /// The largest object it serves with 64 KiB blocks: the direct table's end (1 KiB); with
+    /// 4 KiB blocks the space's largest object, 512 B.
+    pub const FREE_LIST_MAX_INLINE_BYTES_64K: usize = 1024;
+
     // The figures are consistent with the text of the header.
     // g++ 12.2 printed the same with sizeof/offsetof on the header at e350a01.
     const _: () = assert!(ALLOCATORS_FREE_LIST_OFFSET == 536);
     const _: () = assert!(ALLOCATORS_SIZE == 696);
     const _: () = assert!(MUTATOR_SIZE == 784);
+}
+
+/// The JIT's free-list pop (our patch to mmtk-openjdk: `eden_allocate` on x86-64, C2's
+/// `expand_allocate`), at the offsets `info` gives: a cell of `size` bytes or zero.
+///
+/// # Safety
+/// `mutator` is a bound mutator (or its bitwise copy) that no other thread uses; `info` is what
+/// `AllocatorInfo::new` reported for its default allocator; `size` a multiple of 8 within
+/// `max_inline_bytes`.
+pub unsafe fn jit_pop(mutator: *mut u8, info: &mmtk::util::alloc::AllocatorInfo, size: usize) -> mmtk::util::Address {
+    use mmtk::util::alloc::AllocatorInfo;
+    let AllocatorInfo::FreeList { heap_pointer_offset, direct_table_offset, max_inline_bytes, block_free_offset, block_used_offset, cell_next_offset } = *info else {
+        return mmtk::util::Address::ZERO;
+    };
+    assert!(size % 8 == 0 && size <= max_inline_bytes);
+    let heap = *(mutator.add(heap_pointer_offset) as *const *mut u8);
+    let block = *(heap.add(direct_table_offset + size) as *const *mut u8);
+    let free = block.add(block_free_offset) as *mut *mut u8;
+    let cell = *free;
+    if cell.is_null() {
+        return mmtk::util::Address::ZERO;
+    }
+    *free = *(cell.add(cell_next_offset) as *const *mut u8);
+    *(block.add(block_used_offset) as *mut u32) += 1;
+    mmtk::util::Address::from_mut_ptr(cell)
 }
 
 /// The raw bytes of an `AllocatorSelector` as the C++ side sees them (`{tag, index}`).

@@ -4,17 +4,20 @@
 //! the copy's address to every call into MMTk (`alloc`, `post_alloc`, `flush_mutator`,
 //! `destroy_mutator`). The boxed original is leaked. So the mutator, and the shardsweep
 //! allocator in it, must work after a bitwise move, and allocation must work before collection
-//! is initialised (the JVM allocates while it boots). The JIT never reads the free-list
-//! allocator: MarkSweep's default allocator must be a free-list one (tag 5, always slow path).
+//! is initialised (the JVM allocates while it boots). MarkSweep's default allocator is a
+//! free-list one (tag 5); in a shardsweep build mmtk reports its fast path
+//! (`AllocatorInfo::FreeList`) and half of the allocations below pop inline through the copy, as
+//! our patched JIT does; stock MarkSweep reports none (the JIT calls the runtime).
 //!
 //! One MMTk instance per process, so this file holds a single test.
 
+use mmtk::util::alloc::AllocatorInfo;
 use mmtk::util::opaque_pointer::{OpaquePointer, VMMutatorThread, VMThread};
 use mmtk::util::options::{GCTriggerSelector, PlanSelector};
 use mmtk::util::{Address, ObjectReference};
 use mmtk::{memory_manager, AllocationSemantics, Mutator, MMTKBuilder, MMTK};
 use shardsweep_openjdk_contract::dummy::DummyVM as VM;
-use shardsweep_openjdk_contract::{expected as e, selector_bytes};
+use shardsweep_openjdk_contract::{expected as e, jit_pop, selector_bytes};
 
 /// The `Thread`'s field (`third_party_heap_mutator`, type `MMTkMutatorContext`): word-aligned
 /// storage of the C++ size.
@@ -63,6 +66,31 @@ fn mutator_works_after_the_jvm_copies_it() {
         assert!(max_non_los <= 32 << 10, "max_non_los_default_alloc_bytes = {max_non_los}");
     }
 
+    // The JIT's fast path, as mmtk reports it.
+    let info = AllocatorInfo::new::<VM>(sel);
+    let max_inline = match info {
+        AllocatorInfo::FreeList { heap_pointer_offset, direct_table_offset, max_inline_bytes, block_free_offset, block_used_offset, cell_next_offset } => {
+            assert!(cfg!(feature = "shardsweep"), "stock MarkSweep reports a free-list fast path: {info:?}");
+            assert_eq!(
+                (heap_pointer_offset, direct_table_offset, block_free_offset, block_used_offset, cell_next_offset),
+                (e::FREE_LIST_HEAP_POINTER_OFFSET, e::FREE_LIST_DIRECT_TABLE_OFFSET, e::FREE_LIST_BLOCK_FREE_OFFSET,
+                 e::FREE_LIST_BLOCK_USED_OFFSET, e::FREE_LIST_CELL_NEXT_OFFSET),
+                "{info:?}"
+            );
+            assert!(max_inline_bytes <= e::FREE_LIST_MAX_INLINE_BYTES_64K && max_inline_bytes <= max_non_los);
+            if max_non_los == 8 << 10 {
+                assert_eq!(max_inline_bytes, e::FREE_LIST_MAX_INLINE_BYTES_64K, "64 KiB blocks");
+            }
+            max_inline_bytes
+        }
+        other => {
+            assert!(!cfg!(feature = "shardsweep"), "the shardsweep allocator reports no fast path: {other:?}");
+            assert_eq!(other, AllocatorInfo::Unimplemented);
+            0
+        }
+    };
+    let mut inline = 0usize;
+
     // Allocate through the copy as MMTkMutatorContext::alloc does (align HeapWordSize, offset 0,
     // sizes >= max_non_los to the LOS), write every byte, then check nothing overlaps.
     let mut objs: Vec<(usize, usize)> = Vec::new();
@@ -71,11 +99,26 @@ fn mutator_works_after_the_jvm_copies_it() {
         let bytes = if i % 997 == 0 { max_non_los + 8 } else { 16 + (sz % (max_non_los.min(2048) - 16)) / 8 * 8 };
         sz = sz.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407) >> 3;
         let sem = if bytes >= max_non_los { AllocationSemantics::Los } else { AllocationSemantics::Default };
-        let a = memory_manager::alloc(m, bytes, 8, 0, sem);
-        assert!(!a.is_zero(), "allocation {i} of {bytes} bytes failed");
+        // Every other small allocation as the JIT makes it, through the copy; the call on null.
+        let fast = if i % 2 == 0 && sem == AllocationSemantics::Default && bytes <= max_inline {
+            // SAFETY: `m` is the bound (copied) mutator only this thread uses, `info` its
+            // default allocator's, `bytes` a multiple of 8 within its limit.
+            unsafe { jit_pop(m as *mut Mutator<VM> as *mut u8, &info, bytes) }
+        } else {
+            Address::ZERO
+        };
+        let a = if fast.is_zero() {
+            let a = memory_manager::alloc(m, bytes, 8, 0, sem);
+            assert!(!a.is_zero(), "allocation {i} of {bytes} bytes failed");
+            let obj = ObjectReference::from_raw_address(a).unwrap();
+            memory_manager::post_alloc(m, obj, bytes, sem);
+            a
+        } else {
+            inline += 1;
+            fast
+        };
         assert_eq!(a.as_usize() % 8, 0);
         let obj = ObjectReference::from_raw_address(a).unwrap();
-        memory_manager::post_alloc(m, obj, bytes, sem);
         assert!(memory_manager::is_in_mmtk_spaces(obj));
         // SAFETY: a fresh object of `bytes` bytes that only this test uses.
         unsafe { std::ptr::write_bytes(a.to_mut_ptr::<u8>(), (i % 251) as u8, bytes) };
@@ -90,6 +133,10 @@ fn mutator_works_after_the_jvm_copies_it() {
     for w in objs.windows(2) {
         assert!(w[0].0 + w[0].1 <= w[1].0, "objects overlap: {w:?}");
     }
+    if cfg!(feature = "shardsweep") {
+        assert!(inline >= 2_000, "only {inline} of 20000 allocations popped inline");
+    }
+    eprintln!("{inline} of 20000 allocations popped inline");
     memory_manager::flush_mutator(m);
     memory_manager::destroy_mutator(m);
 }

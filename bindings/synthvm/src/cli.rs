@@ -30,6 +30,11 @@ options:
       --late-exit        an exiting mutator thread leaves the thread list first and destroys
                          its MMTk mutator only after the next GC (as an OpenJDK thread can:
                          GCs in between do not see that mutator)
+      --inline-alloc     allocate as a JIT's inline fast path does, from nothing but what
+                         MMTk's AllocatorInfo reports for the default allocator (the free-list
+                         fast path of a shardsweep build's MarkSweep): raw loads and stores,
+                         the call into MMTk when the list is empty or the object too big; with
+                         no such fast path every allocation calls MMTk (JSON inline_allocations)
       --compressed-layout
                          lay MMTk's spaces out as mmtk-openjdk does with compressed oops: from
                          1 GiB up to 4 GiB (32 GiB for larger heaps), discontiguous spaces that
@@ -59,6 +64,7 @@ pub struct Options {
     pub final_gc: bool,
     pub late_exit: bool,
     pub compressed_layout: bool,
+    pub inline_alloc: bool,
 }
 
 pub enum Parsed {
@@ -140,6 +146,7 @@ pub fn parse(args: &[String]) -> Result<Parsed, String> {
         final_gc: false,
         late_exit: false,
         compressed_layout: false,
+        inline_alloc: false,
     };
     let mut plan: Option<PlanSelector> = None;
     let mut workload: Option<String> = None;
@@ -222,6 +229,7 @@ pub fn parse(args: &[String]) -> Result<Parsed, String> {
             "--final-gc" => o.final_gc = true,
             "--late-exit" => o.late_exit = true,
             "--compressed-layout" => o.compressed_layout = true,
+            "--inline-alloc" => o.inline_alloc = true,
             "--workload-file" => o.workload_file = Some(v.to_string()),
             _ if name.starts_with("-Xmx") => {
                 let s = &name[4..];
@@ -337,6 +345,8 @@ mod tests {
         assert!(!ok(&["gcbench"]).late_exit);
         assert!(ok(&["--compressed-layout", "gcbench"]).compressed_layout);
         assert!(!ok(&["gcbench"]).compressed_layout);
+        assert!(ok(&["--inline-alloc", "gcbench"]).inline_alloc);
+        assert!(!ok(&["gcbench"]).inline_alloc);
         assert!(ok(&["--compressed-layout", "--heap", "32768", "gcbench"]).compressed_layout);
         let e = parse(&args(&["--compressed-layout", "--heap", "32769", "gcbench"])).err().unwrap();
         assert!(e.contains("at most 32 GiB"), "{e}");

@@ -194,6 +194,7 @@ pub fn run_main() -> ! {
         final_gc: o.final_gc,
         late_exit: o.late_exit,
         compressed_layout: o.compressed_layout,
+        inline_alloc: o.inline_alloc,
     });
     let plan = cli::plan_name(o.plan);
     println!(
@@ -354,7 +355,7 @@ mutator objects bytes classes classes_per_MiB_mean classes_per_MiB_max windows s
 \"mmtk_version\":\"0.33.0\",\"total_ms\":{:.3},\"boot_ms\":{:.3},\"mutator_ms\":{:.3},\"gc_ms\":{:.3},\"gc_count\":{},\
 \"last_iteration_ms\":{:.3},\"last_iteration_mutator_ms\":{:.3},\"last_iteration_gc_ms\":{:.3},\"last_iteration_gc_count\":{},\
 \"peak_used_bytes\":{},\"peak_used_pages\":{},\"peak_used_bytes_before_gc\":{},\"final_used_bytes\":{},\"page_bytes\":4096,\
-\"peak_rss_kib\":{},\"allocations\":{},\"allocated_bytes\":{},\"last_iteration_allocations\":{},\"allocations_per_sec_per_thread\":{:.0},\
+\"peak_rss_kib\":{},\"allocations\":{},\"allocated_bytes\":{},\"last_iteration_allocations\":{},\"allocations_per_sec_per_thread\":{:.0},\"inline_allocations\":{},\
 \"final_gc\":{},\"final_gc_used_bytes\":{},\"final_gc_live_bytes\":{},\"final_gc_live_objects\":{},\"final_gc_live_classes\":{},\
 \"final_gc_live_small_bytes\":{},\"final_gc_small_limit\":{}}}}}",
         json_str(&o.workload),
@@ -387,6 +388,7 @@ mutator objects bytes classes classes_per_MiB_mean classes_per_MiB_max windows s
         stats::ALLOC_BYTES.load(Ordering::Relaxed),
         last_allocs,
         rate,
+        stats::INLINE_ALLOC_COUNT.load(Ordering::Relaxed),
         o.final_gc,
         fg(|u, _| u),
         fg(|_, c| c.bytes),

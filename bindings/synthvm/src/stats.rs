@@ -30,6 +30,8 @@ pub static PEAK_USED_BYTES: AtomicUsize = AtomicUsize::new(0);
 pub static PEAK_USED_BYTES_BEFORE_GC: AtomicUsize = AtomicUsize::new(0);
 /// Allocation counters, summed from per-thread counters when a thread detaches.
 pub static ALLOC_COUNT: AtomicU64 = AtomicU64::new(0);
+/// Of them, taken by `--inline-alloc`'s fast path (no call into MMTk).
+pub static INLINE_ALLOC_COUNT: AtomicU64 = AtomicU64::new(0);
 pub static ALLOC_BYTES: AtomicU64 = AtomicU64::new(0);
 
 static EPOCH: OnceLock<Instant> = OnceLock::new();

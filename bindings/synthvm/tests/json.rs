@@ -50,6 +50,7 @@ fn json_line_parses() {
         "last_iteration_mutator_ms",
         "last_iteration_gc_ms",
         "allocations_per_sec_per_thread",
+        "inline_allocations",
     ] {
         assert!(
             s[k].as_f64().is_some_and(|x| x >= 0.0),

@@ -13,6 +13,7 @@ use mmtk::util::opaque_pointer::VMThread;
 use mmtk::util::options::PlanSelector;
 use mmtk::{memory_manager, MMTK};
 
+use super::inline_alloc::FreeListPath;
 use crate::stats;
 use crate::vm::SynthVM;
 
@@ -27,6 +28,8 @@ static LATE_EXIT: AtomicBool = AtomicBool::new(false);
 static HISTOGRAM: AtomicBool = AtomicBool::new(false);
 static PLAN: OnceLock<PlanSelector> = OnceLock::new();
 static HEAP_BYTES: AtomicUsize = AtomicUsize::new(0);
+/// `--inline-alloc`: the fast path MMTk reports, once MMTk is built.
+static INLINE: OnceLock<Option<FreeListPath>> = OnceLock::new();
 
 pub fn mmtk() -> &'static MMTK<SynthVM> {
     MMTK_INSTANCE.get().expect("MMTk is not initialised")
@@ -82,6 +85,11 @@ pub(crate) fn histogram() -> bool {
     HISTOGRAM.load(Ordering::Relaxed)
 }
 
+/// `--inline-alloc`'s fast path (`None`: not asked for, or MMTk offers none).
+pub(crate) fn inline_alloc() -> Option<FreeListPath> {
+    INLINE.get().copied().flatten()
+}
+
 /// How the heap is configured.
 pub struct HeapConfig {
     pub plan: PlanSelector,
@@ -95,6 +103,8 @@ pub struct HeapConfig {
     pub late_exit: bool,
     /// `--compressed-layout`: see [`compressed_layout`].
     pub compressed_layout: bool,
+    /// `--inline-alloc`: see `inline_alloc.rs`.
+    pub inline_alloc: bool,
 }
 
 /// The address-space layout mmtk-openjdk uses with compressed oops: the heap from 1 GiB up to
@@ -162,6 +172,7 @@ pub fn init_heap(cfg: &HeapConfig) {
         constraints.max_non_los_default_alloc_bytes,
         Ordering::Relaxed,
     );
+    let _ = INLINE.set(if cfg.inline_alloc { FreeListPath::of_default_allocator() } else { None });
     memory_manager::initialize_collection(instance, VMThread::UNINITIALIZED);
 }
 

@@ -11,6 +11,7 @@
 
 mod heap;
 mod heap_walk;
+mod inline_alloc;
 mod mutator;
 pub(crate) mod overhead_limit;
 pub(crate) mod roots;

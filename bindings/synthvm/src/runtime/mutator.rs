@@ -9,6 +9,7 @@ use mmtk::vm::slot::SimpleSlot;
 use mmtk::{memory_manager, AllocationSemantics};
 
 use super::heap::{self, mmtk};
+use super::inline_alloc::FreeListPath;
 use super::safepoint;
 use super::threads::{ThreadCtx, SHADOW_STACK_SLOTS};
 use crate::exit;
@@ -32,6 +33,8 @@ pub struct Mu {
     barrier: bool,
     los: usize,
     histogram: bool,
+    /// `--inline-alloc`: the free-list fast path MMTk reports.
+    inline: Option<FreeListPath>,
     /// `object::owner_bits(id)`: OR-ed into every object's meta word.
     owner: u64,
     /// Makes the type !Send and !Sync.
@@ -57,6 +60,7 @@ impl Mu {
             barrier: heap::needs_barrier(),
             los: heap::los_threshold(),
             histogram: hist,
+            inline: heap::inline_alloc(),
             owner: object::owner_bits(id),
             _not_send: std::marker::PhantomData,
         }
@@ -138,17 +142,34 @@ impl Mu {
         // (every binding hands MMTk its mutators this way).  `addr` is a fresh cell of `size` bytes,
         // 8-byte aligned (MIN_ALIGNMENT), with `size` from `object_size`, as `init_object`
         // requires, and non-zero, so it is a valid object reference once initialised.  The
-        // counters and histograms are this thread's own fields.
+        // counters and histograms are this thread's own fields.  `fl.pop` reads and writes this
+        // thread's own mutator and heap (the fast path's contract), with `size` a multiple of 8
+        // from `object_size` that `serves` admitted.
         unsafe {
             let ctx = self.ctx;
             let m = &mut *(*ctx).mutator;
-            let addr = memory_manager::alloc(m, size, 8, 0, sem);
-            if addr.is_zero() {
-                exit::out_of_memory("allocation failed");
-            }
-            object::init_object(addr, size, nrefs, kind, hash, self.owner);
-            let obj = ObjectReference::from_raw_address_unchecked(addr);
-            memory_manager::post_alloc(m, obj, size, sem);
+            // `--inline-alloc`: the JIT's fast path (`inline_alloc.rs`), which needs no
+            // `post_alloc` (the space offers it only when it has nothing to do there).
+            let fast = match self.inline {
+                Some(fl) if sem == AllocationSemantics::Default && fl.serves(size) => {
+                    fl.pop(m as *mut _ as *mut u8, size)
+                }
+                _ => Address::ZERO,
+            };
+            let obj = if !fast.is_zero() {
+                (*ctx).inline_allocs += 1;
+                object::init_object(fast, size, nrefs, kind, hash, self.owner);
+                ObjectReference::from_raw_address_unchecked(fast)
+            } else {
+                let addr = memory_manager::alloc(m, size, 8, 0, sem);
+                if addr.is_zero() {
+                    exit::out_of_memory("allocation failed");
+                }
+                object::init_object(addr, size, nrefs, kind, hash, self.owner);
+                let obj = ObjectReference::from_raw_address_unchecked(addr);
+                memory_manager::post_alloc(m, obj, size, sem);
+                obj
+            };
             (*ctx).allocs += 1;
             (*ctx).alloc_bytes += size as u64;
             if self.histogram {
@@ -301,6 +322,7 @@ impl Drop for Mu {
             }
             // Relaxed: statistics, read after this thread is joined (see `stats`).
             stats::ALLOC_COUNT.fetch_add((*ctx).allocs, Ordering::Relaxed);
+            stats::INLINE_ALLOC_COUNT.fetch_add((*ctx).inline_allocs, Ordering::Relaxed);
             stats::ALLOC_BYTES.fetch_add((*ctx).alloc_bytes, Ordering::Relaxed);
             if let Some(h) = (*ctx).histogram.take() {
                 stats::histogram::merge(&h);

@@ -26,6 +26,8 @@ pub struct ThreadCtx {
     pub(crate) roots: *mut usize,
     pub(crate) roots_len: usize,
     pub(super) allocs: u64,
+    /// Of them, by `--inline-alloc`'s fast path.
+    pub(super) inline_allocs: u64,
     pub(super) alloc_bytes: u64,
     pub(super) histogram: Option<BTreeMap<usize, u64>>,
     /// `--histogram`: this mutator's size classes (see `stats::class_profile`).
@@ -44,6 +46,7 @@ impl ThreadCtx {
             roots,
             roots_len: 0,
             allocs: 0,
+            inline_allocs: 0,
             alloc_bytes: 0,
             histogram: if histogram {
                 Some(BTreeMap::new())
