@@ -156,12 +156,21 @@ step "export mmtk-openjdk $MMTK_OPENJDK_COMMIT" \
 
 # --- 3. Our patches ------------------------------------------------------------------------
 # apply_patches DEST PATCH...: makes DEST's applied set exactly PATCH...; the set applied last
-# is kept in DEST/.shardsweep-applied/ and reversed (last first) when it differs.
+# is kept in DEST/.shardsweep-applied/ and reversed (last first) when it differs. A file whose
+# content ends as it was keeps its modification time, so make rebuilds only what changed.
 apply_patches() {
     local dest="$1"; shift
-    local applied="$dest/.shardsweep-applied" want p i=0
+    local applied="$dest/.shardsweep-applied" want p i=0 f
     want="$(cat "$@" 2>/dev/null | sha256sum | cut -c1-16)"
     [ "$(cat "$applied/SET" 2>/dev/null)" = "$want" ] && { echo "jvm: patches of $dest unchanged"; return; }
+    # The files any old or new patch touches, with their content hash and time before.
+    local touched
+    touched="$(cat "$@" "$applied"/*.patch 2>/dev/null | sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p' | sort -u)"
+    local before="$dest/.shardsweep-before"
+    : >"$before"
+    for f in $touched; do
+        [ -f "$dest/$f" ] && echo "$f $(sha256sum <"$dest/$f" | cut -c1-64) $(stat -c %Y "$dest/$f")" >>"$before"
+    done
     if [ -d "$applied" ]; then
         for p in $(ls "$applied"/*.patch 2>/dev/null | sort -r); do
             patch -s -R -p1 -F0 -d "$dest" --no-backup-if-mismatch <"$p" \
@@ -178,6 +187,16 @@ apply_patches() {
         cp "$p" "$applied/$(printf %02d $i)-$(basename "$p")"
         echo "jvm: applied $(basename "$p")"
     done
+    local sum mtime n=0
+    while read -r f sum mtime; do
+        if [ -f "$dest/$f" ] && [ "$(sha256sum <"$dest/$f" | cut -c1-64)" = "$sum" ]; then
+            touch -d "@$mtime" "$dest/$f"
+        else
+            n=$((n + 1))
+        fi
+    done <"$before"
+    rm -f "$before"
+    echo "jvm: $n file(s) of $dest changed"
     echo "$want" >"$applied/SET"
 }
 JDK_PATCHES=()
