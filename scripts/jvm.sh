@@ -140,17 +140,18 @@ export_tree() {
     if [ "$(cat "$dest/.shardsweep-export" 2>/dev/null)" = "$commit" ]; then
         return
     fi
-    rm -rf "$dest"; mkdir -p "$dest"
+    rm -rf "$dest"; mkdir -p "$dest" "$JVM_DIR/logs"
     local pathspec=(.) x
     for x in "$@"; do pathspec+=(":(exclude)$x"); done
-    (set -o pipefail; git -C "$src" archive --format=tar "$commit" -- "${pathspec[@]}" | tar -x -C "$dest") \
-        || die "cannot export $commit from $src (git archive failed)"
+    # git may name an excluded blob that a partial clone lacks on stderr, and still exit 0.
+    (set -o pipefail; git -C "$src" archive --format=tar "$commit" -- "${pathspec[@]}" 2>"$JVM_DIR/logs/export.log" \
+        | tar -x -C "$dest") || { cat "$JVM_DIR/logs/export.log" >&2; die "cannot export $commit from $src (git archive failed)"; }
     echo "$commit" >"$dest/.shardsweep-export"
 }
 JDK_SRC="$JVM_DIR/src/openjdk"
 MOJ_SRC="$JVM_DIR/src/mmtk-openjdk"
 step "export openjdk $OPENJDK_COMMIT" \
-    export_tree "$OPENJDK_SRC" "$OPENJDK_COMMIT" "$JDK_SRC" test src/utils/LogCompilation/src/test/resources
+    export_tree "$OPENJDK_SRC" "$OPENJDK_COMMIT" "$JDK_SRC" test src/utils/LogCompilation/src/test
 step "export mmtk-openjdk $MMTK_OPENJDK_COMMIT" \
     export_tree "$MMTK_OPENJDK_SRC" "$MMTK_OPENJDK_COMMIT" "$MOJ_SRC"
 
@@ -165,7 +166,7 @@ apply_patches() {
     [ "$(cat "$applied/SET" 2>/dev/null)" = "$want" ] && { echo "jvm: patches of $dest unchanged"; return; }
     # The files any old or new patch touches, with their content hash and time before.
     local touched
-    touched="$(cat "$@" "$applied"/*.patch 2>/dev/null | sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p' | sort -u)"
+    touched="$({ cat "$@"; cat "$applied"/*.patch 2>/dev/null || true; } | sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p' | sort -u)"
     local before="$dest/.shardsweep-before"
     : >"$before"
     for f in $touched; do
