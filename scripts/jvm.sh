@@ -119,8 +119,8 @@ checkout() { # NAME URL COMMIT DIR -> prints the checkout's path
             echo "jvm: cloning $url into $dir" >&2
             git clone -q --filter=blob:none --no-checkout "$url" "$dir" >&2 \
                 || die "cannot clone $url; pass a checkout at $commit with --$name DIR"
-            git -C "$dir" checkout -q "$commit" -- . 2>/dev/null || true
-            git -C "$dir" checkout -q "$commit" >&2 2>/dev/null || true
+            git -C "$dir" checkout -q --detach "$commit" >&2 \
+                || die "cannot check out $commit in $dir; pass a checkout at it with --$name DIR"
         fi
     fi
     [ -d "$dir" ] || die "--$name $dir: no such directory"

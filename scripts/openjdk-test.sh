@@ -65,4 +65,18 @@ if [ $MSRV = 1 ]; then
         echo "openjdk-test: MSRV check skipped (toolchain 1.84.0 not installed: rustup toolchain install 1.84.0 --profile minimal)"
     fi
 fi
+# The JVM build and check commands without a JVM: each usage error is one line and exit 2, and
+# the patches are our lines in unified form against the pinned trees (applied by scripts/jvm.sh).
+echo "== openjdk-test: scripts/jvm.sh usage errors, the patch files"
+cd "$ROOT"
+for args in "bogus" "build --bogus" "build --blocks 5" "build --openjdk /nonexistent" "check --bogus"; do
+    # shellcheck disable=SC2086
+    rc=0; out="$(scripts/jvm.sh $args 2>&1 >/dev/null)" || rc=$?
+    [ $rc = 2 ] && [ "$(printf '%s\n' "$out" | grep -c '^jvm')" = 1 ] \
+        || { echo "openjdk-test: FAIL: scripts/jvm.sh $args: rc $rc, stderr: $out" >&2; exit 1; }
+done
+for p in bindings/openjdk/patches/*.patch; do
+    grep -q '^+++ b/' "$p" && ! grep -qE '^(\+\+\+|---) [ab]/(.*/)?(test|target)/' "$p" \
+        || { echo "openjdk-test: FAIL: $p is not a unified patch of source files" >&2; exit 1; }
+done
 echo "openjdk-test: PASSED in $(( $(date +%s) - T0 )) s"
