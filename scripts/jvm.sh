@@ -2,7 +2,7 @@
 # Builds MMTk OpenJDK 11 with the shardsweep space: one JDK, then one libmmtk_openjdk.so per
 # configuration, each in an image folder of its own under .build/jvm/images/.
 #
-#   scripts/jvm.sh build --openjdk DIR --mmtk-openjdk DIR [--boot-jdk DIR] [--blocks 64,4,16]
+#   scripts/jvm.sh build --openjdk DIR --mmtk-openjdk DIR [--boot-jdk DIR] [--blocks 64,4]
 #   scripts/jvm.sh check [--quick]  # checks the images (scripts/jvm-check.sh)
 #   scripts/jvm.sh images           # prints the image folders the last build made
 #
@@ -12,11 +12,13 @@
 # commit is exported (git archive) into .build/jvm/src/, and our patches
 # (bindings/openjdk/patches/) are applied to the export. A second run rebuilds only what
 # changed: the export is kept while its commit is the pinned one, a patch set that changed is
-# reversed and the new one applied (so only the files it touches are new to make), configure
-# runs again only when its arguments change, and make and cargo are incremental.
+# reversed and the new one applied (a file whose content ends as it was keeps its time, so make
+# rebuilds only what changed), configure runs again only when its arguments or make/autoconf
+# change, and make and cargo are incremental.
 #
-# Configurations: stock (mmtk 0.33.0's MarkSweep, --no-default-features), ss64k (shardsweep,
-# 64 KiB blocks, the default), ss4k, and ss<N>k for each extra block size given by --blocks.
+# Configurations: stock (mmtk 0.33.0's MarkSweep, --no-default-features), and ss<N>k
+# (shardsweep, N KiB blocks) for each block size of --blocks (default 64,4: ss64k and ss4k,
+# which `scripts/jvm.sh check` needs).
 # Each image is a hard-linked copy of the JDK image with its own libmmtk_openjdk.so.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
