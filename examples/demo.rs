@@ -43,6 +43,7 @@ fn run(accounting: Accounting, threads: usize) -> (usize, usize) {
             adopt: Adopt::Block,
             lend_holes: 0,
             hole_live: None,
+            marks: None,
         },
     )
     .leak();

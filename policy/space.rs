@@ -224,6 +224,12 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
                 adopt: self.settings.adopt,
                 lend_holes: self.settings.holes,
                 hole_live: Some(sweep::range_marked::<VM>),
+                // The sweep reads the mark bits itself where the oracle would only answer.
+                marks: if self.marks_cleared_in_bulk() {
+                    sweep::mark_bitmap::<VM>(self.settings.zero == Zeroing::Poison)
+                } else {
+                    None
+                },
             };
             if settings.lend_holes > 0 && !sweep::holes_supported::<VM>() {
                 eprintln!("shardsweep: SHARDSWEEP_HOLES={}: this binding's mark bit is not a side bit per minimum object; valid values here: 0", settings.lend_holes);

@@ -118,6 +118,37 @@ pub(super) fn mark_bit_on_side<VM: VMBinding>() -> bool {
     matches!(*VM::VMObjectModel::LOCAL_MARK_BIT_SPEC.as_spec(), MetadataSpec::OnSide(_))
 }
 
+/// The side mark bitmap as the core's sweep reads it (`shardsweep::MarkBitmap`), when every cell
+/// the core sweeps with it has its object at its start and the oracle would do nothing but answer:
+/// a 1-bit side mark, `cell_is_object` for every cell size the bitmap serves (whose cells start
+/// granules of at least the maximum alignment), no VO bits to clear, no poisoning, and
+/// contiguous metadata (64-bit). The caller also needs the marks cleared in bulk.
+pub(super) fn mark_bitmap<VM: VMBinding>(poisoning: bool) -> Option<shardsweep::MarkBitmap> {
+    let MetadataSpec::OnSide(side) = *VM::VMObjectModel::LOCAL_MARK_BIT_SPEC.as_spec() else {
+        return None;
+    };
+    let granule = 1usize << side.log_bytes_in_region;
+    let simple = !VM::USE_ALLOCATION_OFFSET
+        && VM::MAX_ALIGNMENT == VM::MIN_ALIGNMENT
+        && granule % VM::MAX_ALIGNMENT == 0
+        && VM::VMObjectModel::UNIFIED_OBJECT_REFERENCE_ADDRESS;
+    let usable = side.log_num_of_bits == 0
+        && simple
+        && !poisoning
+        && !cfg!(feature = "vo_bit")
+        && cfg!(target_pointer_width = "64");
+    usable.then_some(shardsweep::MarkBitmap { log_granule: side.log_bytes_in_region as u32, byte_of: mark_byte::<VM> })
+}
+
+/// The side metadata byte holding the mark of the granule at `addr` (`mark_bitmap`'s `byte_of`).
+fn mark_byte<VM: VMBinding>(addr: usize) -> *const u8 {
+    match *VM::VMObjectModel::LOCAL_MARK_BIT_SPEC.as_spec() {
+        // SAFETY: `addr` is a granule of a block of the space (the core asks for its blocks only).
+        MetadataSpec::OnSide(side) => address_to_meta_address(&side, unsafe { Address::from_usize(addr) }).to_ptr(),
+        MetadataSpec::InHeader(_) => unreachable!("mark_bitmap offers a side mark only"),
+    }
+}
+
 /// The sweeps' oracle: is the cell at `cell` live? Clears the VO bits of a dead cell, and the
 /// mark of a live one unless `marks_cleared_in_bulk`.
 pub(super) fn sweep_oracle<VM: VMBinding>(marks_cleared_in_bulk: bool) -> fn(*mut u8) -> bool {

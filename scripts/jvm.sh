@@ -8,7 +8,8 @@
 #
 # DIR are git checkouts (or clones) of mmtk/openjdk and mmtk/mmtk-openjdk holding the pinned
 # commits below; without --openjdk / --mmtk-openjdk they are cloned from GitHub into
-# .build/jvm/checkouts (where the network allows). The checkouts are only read: each pinned
+# .build/jvm/checkouts (where the network allows; JVM_CLONE_BASE, default https://github.com/mmtk,
+# names another place that serves openjdk.git and mmtk-openjdk.git). The checkouts are only read: each pinned
 # commit is exported (git archive) into .build/jvm/src/, and our patches
 # (bindings/openjdk/patches/) are applied to the export. A second run rebuilds only what
 # changed: the export is kept while its commit is the pinned one, a patch set that changed is
@@ -25,7 +26,8 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 OPENJDK_COMMIT=28e56ee32525c32c5a88391d0b01f24e5cd16c0f      # the commit e350a01 names
 MMTK_OPENJDK_COMMIT=e350a01316b56172477906b62e07a2373232fe31 # mmtk-openjdk master, 2025-09-22
 PATCHES="$ROOT/bindings/openjdk/patches"
-JVM_DIR="$ROOT/.build/jvm"
+JVM_DIR="${JVM_BUILD_DIR:-$ROOT/.build/jvm}" # JVM_BUILD_DIR: elsewhere (the tests of this script)
+CLONE_BASE="${JVM_CLONE_BASE:-https://github.com/mmtk}"
 CONF=linux-x86_64-normal-server-release
 APT_PACKAGES="autoconf make zip unzip file g++ libx11-dev libxext-dev libxrender-dev libxrandr-dev libxtst-dev libxt-dev libcups2-dev libfontconfig1-dev libasound2-dev"
 
@@ -86,13 +88,12 @@ exec 9>"$JVM_DIR/.lock"
 flock -n 9 || die "another scripts/jvm.sh build is running (lock $JVM_DIR/.lock); wait for it"
 
 # --- 1. What the build needs on this machine --------------------------------------------------
+installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'; }
 check_tools() {
     local missing=() p
-    for p in $APT_PACKAGES; do
-        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
-    done
+    for p in $APT_PACKAGES; do installed "$p" || missing+=("$p"); done
     # freetype's headers: Debian 12 names the package libfreetype-dev (libfreetype6-dev before).
-    [ -f /usr/include/freetype2/ft2build.h ] || missing+=("libfreetype-dev")
+    installed libfreetype-dev || installed libfreetype6-dev || missing+=("libfreetype-dev")
     [ ${#missing[@]} -eq 0 ] || die "missing Debian packages; run: apt-get install -y ${missing[*]}"
     command -v cargo >/dev/null || die "cargo not found; install Rust (https://rustup.rs), stable"
     if [ -z "$BOOT_JDK" ]; then
@@ -119,9 +120,10 @@ checkout() { # NAME URL COMMIT DIR -> prints the checkout's path
         dir="$JVM_DIR/checkouts/$name"
         if [ ! -d "$dir/.git" ] && [ ! -f "$dir/.git" ]; then
             echo "jvm: cloning $url into $dir" >&2
-            git clone -q --filter=blob:none --no-checkout "$url" "$dir" >&2 \
-                || die "cannot clone $url; pass a checkout at $commit with --$name DIR"
-            git -C "$dir" checkout -q --detach "$commit" >&2 \
+            mkdir -p "$JVM_DIR/logs"
+            git clone -q --filter=blob:none --no-checkout "$url" "$dir" >&2 2>"$JVM_DIR/logs/clone-$name.log" \
+                || die "cannot clone $url (git's words: $JVM_DIR/logs/clone-$name.log); pass a checkout at $commit with --$name DIR"
+            git -C "$dir" checkout -q --detach "$commit" >&2 2>>"$JVM_DIR/logs/clone-$name.log" \
                 || die "cannot check out $commit in $dir; pass a checkout at it with --$name DIR"
         fi
     fi
@@ -132,8 +134,8 @@ checkout() { # NAME URL COMMIT DIR -> prints the checkout's path
         || die "--$name $dir is at $head, not the pinned $commit; run: git -C $dir checkout $commit"
     echo "$dir"
 }
-OPENJDK_SRC="$(checkout openjdk https://github.com/mmtk/openjdk.git "$OPENJDK_COMMIT" "$OPENJDK_SRC")"
-MMTK_OPENJDK_SRC="$(checkout mmtk-openjdk https://github.com/mmtk/mmtk-openjdk.git "$MMTK_OPENJDK_COMMIT" "$MMTK_OPENJDK_SRC")"
+OPENJDK_SRC="$(checkout openjdk "$CLONE_BASE/openjdk.git" "$OPENJDK_COMMIT" "$OPENJDK_SRC")"
+MMTK_OPENJDK_SRC="$(checkout mmtk-openjdk "$CLONE_BASE/mmtk-openjdk.git" "$MMTK_OPENJDK_COMMIT" "$MMTK_OPENJDK_SRC")"
 
 # export SRC COMMIT DEST [EXCLUDES...]: the commit's tree into DEST, once per commit. Tests are
 # left out of OpenJDK's (the build needs none; some are large blobs a partial clone may lack).

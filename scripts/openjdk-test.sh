@@ -75,6 +75,38 @@ for args in "bogus" "build --bogus" "build --blocks 5" "build --openjdk /nonexis
     [ $rc = 2 ] && [ "$(printf '%s\n' "$out" | grep -c '^jvm')" = 1 ] \
         || { echo "openjdk-test: FAIL: scripts/jvm.sh $args: rc $rc, stderr: $out" >&2; exit 1; }
 done
+# The build's own checks, up to the checkouts, on a stand-in machine (no JDK, no network): a fake
+# dpkg-query and boot JDK, a build folder of its own. Each: exit 2 and a line saying what to do.
+FAKE="$(mktemp -d)"; trap 'rm -rf "$FAKE"' EXIT
+mkdir -p "$FAKE/bin" "$FAKE/jdk/bin" "$FAKE/other"
+cat > "$FAKE/bin/dpkg-query" <<'SH'
+#!/bin/sh
+# Every package installed but those named in FAKE_MISSING.
+for p in $FAKE_MISSING; do [ "$p" = "$3" ] && exit 1; done
+printf 'install ok installed'
+SH
+printf '#!/bin/sh\n' > "$FAKE/jdk/bin/javac"
+printf '#!/bin/sh\necho "    java.specification.version = ${FAKE_JDK_VERSION:-17}" >&2\n' > "$FAKE/jdk/bin/java"
+chmod +x "$FAKE/bin/dpkg-query" "$FAKE/jdk/bin/javac" "$FAKE/jdk/bin/java"
+git -C "$FAKE/other" init -q && git -C "$FAKE/other" -c user.name=t -c user.email=t@t commit -q --allow-empty -m x
+expect() { # expect 'TEXT' ENV... -- ARGS...: scripts/jvm.sh build ARGS exits 2 with one line holding TEXT
+    local text="$1" envs=() rc=0 out; shift
+    while [ "$1" != -- ]; do envs+=("$1"); shift; done; shift
+    out="$(env PATH="$FAKE/bin:$PATH" JVM_BUILD_DIR="$FAKE/build" JVM_CLONE_BASE="file://$FAKE/none" "${envs[@]}" \
+        scripts/jvm.sh build --boot-jdk "$FAKE/jdk" "$@" 2>&1 >/dev/null)" || rc=$?
+    # Exit 2, the last line the error (a clone says first that it clones).
+    [ $rc = 2 ] && [ "$(printf '%s\n' "$out" | grep -vc '^jvm: cloning ')" = 1 ] \
+        && printf '%s\n' "$out" | tail -n 1 | grep -q '^jvm: ' && printf '%s' "$out" | tail -n 1 | grep -qF -- "$text" \
+        || { echo "openjdk-test: FAIL: scripts/jvm.sh build $*: rc $rc, want 2 and '$text'; stderr: $out" >&2; exit 1; }
+}
+expect "run: apt-get install -y libx11-dev libfreetype-dev" FAKE_MISSING="libx11-dev libfreetype-dev libfreetype6-dev" --
+expect "valid: 10, 11 or 17" FAKE_JDK_VERSION=21 --
+expect "no boot JDK" -- --boot-jdk "$FAKE/none"
+expect "not the pinned 28e56ee32525c32c5a88391d0b01f24e5cd16c0f; run: git -C $FAKE/other checkout" -- --openjdk "$FAKE/other"
+expect "--openjdk $FAKE/none: no such directory" -- --openjdk "$FAKE/none"
+expect "cannot clone file://$FAKE/none/openjdk.git (git's words: $FAKE/build/logs/clone-openjdk.log); pass a checkout at 28e56ee" --
+git clone -q --bare "$FAKE/other" "$FAKE/mirror/openjdk.git"
+expect "cannot check out 28e56ee32525c32c5a88391d0b01f24e5cd16c0f in $FAKE/build/checkouts/openjdk" JVM_CLONE_BASE="file://$FAKE/mirror" --
 for p in bindings/openjdk/patches/*.patch; do
     grep -q '^+++ b/' "$p" && ! grep -qE '^(\+\+\+|---) [ab]/(.*/)?(test|target)/' "$p" \
         || { echo "openjdk-test: FAIL: $p is not a unified patch of source files" >&2; exit 1; }

@@ -46,12 +46,14 @@ use std::ptr;
 mod lease;
 mod lend;
 mod lists;
+mod marks;
 mod pages;
 mod retire;
 mod sweep;
 
 pub use lease::{lease_cells, lease_cells_in, lease_pages, Adopt, LEASE_BYTES, LEASE_SHARE_BINS};
 pub use lend::{Lend, Lent};
+pub use marks::MarkBitmap;
 pub use pages::Spill;
 pub use sweep::ReuseOrder;
 

@@ -66,7 +66,7 @@ pub mod size_class;
 #[cfg(not(loom))]
 pub use {
     block::{
-        lease_cells, lease_cells_in, lease_pages, Adopt, Block, BlockState, Lend, Lent, ReuseOrder, Spill, SweepResult,
+        lease_cells, lease_cells_in, lease_pages, Adopt, Block, BlockState, Lend, Lent, MarkBitmap, ReuseOrder, Spill, SweepResult,
         LEASE_BYTES, LEASE_SHARE_BINS,
     },
     budget::{Accounting, CountingBudget, Headroom, PageBudget},

@@ -1,7 +1,7 @@
 //! What all heaps of one allocator instance share: the block source, the page budget, the OS
 //! interface, the settings, and the per-bin stacks of abandoned blocks.
 
-use crate::block::{Adopt, Block, BlockState, ReuseOrder, Spill, SweepResult};
+use crate::block::{Adopt, Block, BlockState, MarkBitmap, ReuseOrder, Spill, SweepResult};
 use crate::block_stack::BlockStack;
 use crate::budget::{Accounting, PageBudget};
 use crate::no_cell::{Charging, NoCell};
@@ -39,6 +39,10 @@ pub struct Settings {
     pub lend_holes: usize,
     /// Whether any object in a lent run is live (the embedder's marks): see [`crate::Lend`].
     pub hole_live: Option<fn(*mut u8, usize) -> bool>,
+    /// The embedder's side mark bitmap, which sweeps read instead of asking their oracle about
+    /// each cell ([`MarkBitmap`]). Only where the oracle has no effect but its answer (it
+    /// neither clears marks nor touches dead cells) and the bitmap agrees with it.
+    pub marks: Option<MarkBitmap>,
 }
 
 impl Default for Settings {
@@ -53,6 +57,7 @@ impl Default for Settings {
             adopt: Adopt::Block,
             lend_holes: 0,
             hole_live: None,
+            marks: None,
         }
     }
 }
@@ -180,7 +185,7 @@ impl Shared {
             // SAFETY: per the contract.
             return unsafe {
                 (*b).collect_all();
-                (*b).sweep(is_live, s.zero_cells, s.reuse, s.accounting, self.budget, self.os, None)
+                (*b).sweep(is_live, s.zero_cells, s.reuse, s.accounting, self.budget, self.os, None, s.marks.as_ref())
             };
         };
         let mut runs = {
@@ -194,7 +199,7 @@ impl Shared {
         // SAFETY: per the contract.
         let r = unsafe {
             (*b).collect_all();
-            (*b).sweep(is_live, s.zero_cells, s.reuse, s.accounting, self.budget, self.os, Some(&mut lend))
+            (*b).sweep(is_live, s.zero_cells, s.reuse, s.accounting, self.budget, self.os, Some(&mut lend), s.marks.as_ref())
         };
         let new_from = lend.new_from;
         if !runs.is_empty() {

@@ -25,6 +25,7 @@ fn shared() -> &'static Shared {
         adopt: Adopt::Block,
         lend_holes: 0,
         hole_live: None,
+        marks: None,
     };
     Shared::new(arena, budget, os, settings).leak()
 }

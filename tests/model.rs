@@ -111,6 +111,7 @@ fn run_with(ops: Vec<Op>, accounting: Accounting, reuse: ReuseOrder, spill: Spil
             adopt: Adopt::Block,
             lend_holes: 0,
             hole_live: None,
+            marks: None,
         },
         4096,
         usize::MAX,

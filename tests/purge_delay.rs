@@ -33,6 +33,7 @@ fn fixture() -> (
         adopt: Adopt::Block,
         lend_holes: 0,
         hole_live: None,
+        marks: None,
     };
     (
         Shared::new(arena, budget, os, settings).leak(),

@@ -3,7 +3,7 @@
 //! first: [`ReuseOrder`]), and give back every page no live cell overlaps (page accounting), or
 //! account only (the lazy sweep's first half).
 
-use super::{cells_starting_in, Block, BlockState, Lend, LiveMap, SweepResult, LIVE_WORDS};
+use super::{cells_starting_in, Block, BlockState, Lend, LiveMap, MarkBitmap, SweepResult, LIVE_WORDS};
 use crate::budget::{Accounting, PageBudget};
 use crate::cell::Cell;
 use crate::config::{HEADER_BYTES, LOG_PAGE_BYTES, PAGES_PER_BLOCK};
@@ -170,6 +170,8 @@ impl Block {
     /// dead by `is_live`; remote frees must have been collected (`collect`) or be absent.
     /// `zero`: dead cells put back on the free list are zeroed (garbage-collected mode).
     /// `order`: the order of the rebuilt free list ([`ReuseOrder`]).
+    /// `marks`: the embedder's side mark bitmap, read instead of asking `is_live` when it serves
+    /// this block's cell size ([`MarkBitmap`]); `is_live` must then agree with it.
     /// An `Unswept` block (see [`Block::account`]) becomes `Queued`; the caller files it.
     /// Work: O(cells in the block).
     #[allow(clippy::too_many_arguments)] // the settings of a sweep, each a plain value
@@ -182,6 +184,7 @@ impl Block {
         budget: &dyn PageBudget,
         os: &dyn OsMemory,
         mut lend: Option<&mut Lend<'_>>,
+        marks: Option<&MarkBitmap>,
     ) -> SweepResult {
         if self.state == BlockState::Unswept {
             self.state = BlockState::Queued;
@@ -196,7 +199,10 @@ impl Block {
                 set(&mut lent_before, a as usize, b as usize);
             }
         }
-        let (live, live_count) = self.live_map_except(is_live, &lent_before);
+        let (live, live_count) = match marks.filter(|m| m.serves(cs)) {
+            Some(m) => self.live_map_from_marks(m, &lent_before),
+            None => self.live_map_except(is_live, &lent_before),
+        };
         let mut held = live;
         let mut pinned_count = 0u32;
         let mut pinned_pages = PageMask::EMPTY;

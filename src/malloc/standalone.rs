@@ -70,6 +70,7 @@ static SHARED: Shared = Shared::new(
         adopt: Adopt::Block,
         lend_holes: 0,
         hole_live: None,
+        marks: None,
     },
 );
 

@@ -145,6 +145,7 @@ pub fn gc_settings() -> Settings {
         adopt: Adopt::Block,
         lend_holes: 0,
         hole_live: None,
+        marks: None,
     }
 }
 

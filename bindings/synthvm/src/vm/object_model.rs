@@ -22,6 +22,9 @@ impl ObjectModel<SynthVM> for SynthObjectModel {
     const LOCAL_LOS_MARK_NURSERY_SPEC: VMLocalLOSMarkNurserySpec =
         VMLocalLOSMarkNurserySpec::side_after(Self::LOCAL_MARK_BIT_SPEC.as_spec());
     const OBJECT_REF_OFFSET_LOWER_BOUND: isize = 0;
+    /// A reference is its object's start address (`ref_to_object_start`, `ref_to_header`), as in
+    /// mmtk-openjdk: a free-list space's sweep then finds a cell's mark at the cell's address.
+    const UNIFIED_OBJECT_REFERENCE_ADDRESS: bool = true;
 
     fn copy(
         from: ObjectReference,
