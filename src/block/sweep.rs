@@ -306,19 +306,27 @@ impl Block {
             }
         }
         order_pages(&mut pages[..np], &live_in, &cells_in, order);
+        // Cell addresses from a local base: the loop's stores into cells could otherwise make
+        // the compiler reload the header's cell size for each one.
+        let cell0 = self.cell(0) as usize;
         for &p in pages[..np].iter().rev() {
             let (first, end) = cells_starting_in(p, cs, self.reserved());
             let mut kept = 0u32;
+            // Every cell of the page listable (all the pages they touch stay charged, the common
+            // case): no page test per cell.
+            let all_listable =
+                charged.covers(PageMask::of_range(HEADER_BYTES + first * cs, HEADER_BYTES + end * cs));
             for i in (first..end).rev() {
                 if held[i / 64] & (1 << (i % 64)) != 0 {
                     kept += 1;
                     continue;
                 }
                 let off = HEADER_BYTES + i * cs;
-                if !charged.covers(PageMask::of_range(off, off + cs)) {
+                if !all_listable && !charged.covers(PageMask::of_range(off, off + cs)) {
                     continue; // touches a page that is given back: not listable
                 }
-                let c = self.cell(i);
+                let c = (cell0 + i * cs) as *mut u8;
+                debug_assert_eq!(c, self.cell(i));
                 // SAFETY: a dead cell of this block whose pages all stay charged; nothing else
                 // references it.
                 unsafe {
