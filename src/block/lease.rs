@@ -125,18 +125,4 @@ impl Block {
         (first, n)
     }
 
-    /// Takes the whole of `free` (as [`Block::take_prefix`] without a bound) in O(1): without
-    /// local frees (a garbage-collected embedder frees nothing) its length is
-    /// `capacity - used`, by the block's invariant, so no link is walked.
-    ///
-    /// # Safety
-    /// As [`Block::take_prefix`]; `local_free` is empty.
-    pub(crate) unsafe fn take_free(&mut self) -> *mut Cell {
-        debug_assert!(self.local_free.is_null() && self.is_valid());
-        let first = self.free;
-        self.free = ptr::null_mut();
-        self.used = self.capacity;
-        first
-    }
-
 }

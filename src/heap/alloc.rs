@@ -273,12 +273,7 @@ impl Heap {
         Ok(b)
     }
 
-    /// Makes `b` (queued, with a free cell) the bin's current block and pops from it. Under a
-    /// garbage collector (`Adopt::Lease` or `Adopt::Headroom`) the heap takes the block's whole
-    /// list into its own descriptor of the bin, as a lease (`lease.rs`), and pops from there:
-    /// the fast path then reads and writes the heap's descriptors, which lie side by side,
-    /// rather than block headers, which all start 64 KiB-aligned blocks and so compete for the
-    /// same cache sets.
+    /// Makes `b` (queued, with a free cell) the bin's current block and pops from it.
     ///
     /// # Safety: `b` is on this bin's queue, owned, and has a free cell.
     unsafe fn use_block(&mut self, bin: usize, b: *mut Block) -> NonNull<u8> {
@@ -288,19 +283,8 @@ impl Heap {
                 self.queues[bin].remove(b);
                 self.queues[bin].push_front(b);
             }
-            if self.shared.settings.adopt != Adopt::Block
-                && self.leases[bin].free.is_null()
-                && (*b).local_free.is_null()
-            {
-                self.leases[bin].free = (*b).take_free();
-                // The fast path counts pops in `used`; restarting it keeps it ≤ a block's cells.
-                self.leases[bin].used = 0;
-                self.set_direct(bin);
-                self.leases[bin].pop()
-            } else {
-                self.set_direct(bin);
-                (*b).pop()
-            }
+            self.set_direct(bin);
+            (*b).pop()
         };
         debug_assert!(!cell.is_null(), "use_block of a block without a free cell");
         // SAFETY: the caller's block has a free cell, so the pop returned one.

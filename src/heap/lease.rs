@@ -25,11 +25,6 @@
 //! pages charged while free cells wait in blocks others hold) is needed only near the limit, its
 //! cost (a slow path per page's worth of cells) is paid only there.
 //!
-//! Under `Lease` and `Headroom` the block a heap allocates from also gives its whole list to the
-//! heap's descriptor (`Heap::use_block`, `Block::take_free`): the fast path touches the heap's
-//! descriptors, side by side, rather than block headers, which share cache sets (every block
-//! starts a 64 KiB-aligned address).
-//!
 //! Garbage-collected mode only: a leased cell never handed out counts as allocated in its block
 //! until a sweep finds it unmarked, so every sweep of the heap drops its leases first
 //! ([`Heap::clear_leases`]), and the sweep of the blocks reclaims their cells. The malloc front
@@ -118,25 +113,17 @@ impl Heap {
     /// count as allocated in their blocks (the footprint's `dead`) but that this heap holds.
     pub fn leased_bytes(&self) -> usize {
         let mut bytes = 0;
-        self.for_each_leased(&mut |c| {
-            // SAFETY: a leased cell lies in a live block, whose header is readable.
-            bytes += unsafe { (*Block::of(c)).cell_size() };
-        });
-        bytes
-    }
-
-    /// Calls `f` with each leased cell not yet handed out (stop-the-world, or the owner).
-    pub fn for_each_leased(&self, f: &mut dyn FnMut(*mut u8)) {
         for bin in 1..BIN_COUNT {
             let mut c = self.leases[bin].free;
             let mut n = 0;
             // A lease is at most a block's cells (the bound only guards the walk).
             while !c.is_null() && n < BLOCK_BYTES / bin_bytes(bin) {
                 n += 1;
-                f(c as *mut u8);
                 // SAFETY: a lease lists cells of live blocks, each holding its link.
                 c = unsafe { (*c).next };
             }
+            bytes += n * bin_bytes(bin);
         }
+        bytes
     }
 }
