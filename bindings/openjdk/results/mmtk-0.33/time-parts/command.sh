@@ -16,26 +16,33 @@ X=$ROOT/.build/lusearch-standin-index-default
 [ -d "$X" ] || java -jar "$J" -s default --build-index "$X" >/dev/null
 OUT=${1:-$ROOT/bindings/openjdk/results/mmtk-0.33/time-parts/runs.csv}
 CONFIGS=(${CONFIGS:-f64:MarkSweep:- f64:MarkSweep:SHARDSWEEP_COUNT=in-use,SHARDSWEEP_ADVICE=free f4:MarkSweep:- hstock:Immix:- hstock:MarkCompact:-})
-probe() { # probe IMAGE: the uprobe event counting GCs in IMAGE's libjvm.so (made once per image)
+# probe IMAGE: the uprobe event counting GCs in IMAGE's libjvm.so, made again at the first run of
+# each image (a probe is bound to the inode it was made on: a rebuilt image needs a new one).
+# Called in this shell (not in $(...)), so that PROBED persists.
+declare -A PROBED
+probe() {
   local lib=$I/$1/lib/server/libjvm.so ev=gcstop_$1
-  if ! perf probe -l 2>/dev/null | grep -q "probe_libjvm:$ev "; then
+  if [ -z "${PROBED[$1]:-}" ]; then
+    perf probe -q -d "probe_libjvm:$ev" >/dev/null 2>&1 || true
     local addr; addr=$(nm "$lib" | awk '/mmtk_stop_all_mutators/ {print $1; exit}')
     [ -n "$addr" ] || { echo "no mmtk_stop_all_mutators in $lib" >&2; exit 1; }
     perf probe -q -x "$lib" -a "$ev=0x$addr" >/dev/null || exit 1
+    PROBED[$1]=1
   fi
-  echo "probe_libjvm:$ev"
 }
 echo "round,threads,heap_mib,config,rc,last_iteration_ms,gcs,cpu_gc_s,cpu_mutator_s,cpu_compiler_s,cpu_other_s" > "$OUT"
 data=$(mktemp)
 run() { # run ROUND THREADS HEAP IMAGE PLAN ENVS
   local r=$1 t=$2 heap=$3 img=$4 plan=$5 envs=$6 ev vars out rc ms parts name
-  ev=$(probe "$img") || exit 1
+  probe "$img" || exit 1
   vars=(); [ "$envs" = - ] || IFS=, read -r -a vars <<< "$envs"
-  out=$(env "${vars[@]}" MMTK_PLAN=$plan MMTK_THREADS=2 timeout 600 perf record -q -e cpu-clock -c 1000000 -e "$ev" \
+  # Every gcstop probe: images hard-linked to one libjvm.so share its inode, so each of their
+  # probes fires at every GC; the GCs are the hits of the probe that fired most.
+  out=$(env "${vars[@]}" MMTK_PLAN=$plan MMTK_THREADS=2 timeout 600 perf record -q -e cpu-clock -c 1000000 -e 'probe_libjvm:gcstop_*' \
     -o "$data" -- "$I/$img/bin/java" -XX:+UseThirdPartyHeap -Xms${heap}m -Xmx${heap}m -jar "$J" --index "$X" -t $t -n 5 2>&1); rc=$?
   ms=$(echo "$out" | sed -n 's/.*PASSED in \([0-9]*\) msec.*/\1/p' | tail -1)
-  parts=$(perf script -i "$data" -F comm,event 2>/dev/null | awk -v ev="$ev" '
-    index($0, ev) { gcs++; next }
+  parts=$(perf script -i "$data" -F comm,tid,time,event 2>/dev/null | awk '
+    match($0, /probe_libjvm:gcstop_[^ :]*/) { n = ++hits[substr($0, RSTART, RLENGTH)]; if (n > gcs) gcs = n; next }
     /cpu-clock/ { if ($0 ~ /^ *MMTk Collector/) gc++; else if ($0 ~ /^ *(lusearch-standi|java) /) mu++;
                   else if ($0 ~ /CompilerThre/) co++; else ot++ }
     END { printf "%d,%.3f,%.3f,%.3f,%.3f", gcs, gc / 1000, mu / 1000, co / 1000, ot / 1000 }')
