@@ -9,7 +9,7 @@
 //! object reference is the cell's address). The embedder clears the bits in bulk before the next
 //! trace; the sweep only reads them.
 
-use super::{cells_starting_in, Block, LiveMap, LIVE_WORDS};
+use super::{Block, LiveMap};
 use crate::config::{BLOCK_BYTES, HEADER_BYTES};
 use std::sync::atomic::{AtomicU8, Ordering};
 
@@ -46,28 +46,15 @@ impl Block {
             base as usize + BLOCK_BYTES / (8 << marks.log_granule) - 1,
             "a block's mark bytes must be consecutive"
         );
-        let mut live = [0u64; LIVE_WORDS];
-        let mut live_count = 0u32;
-        let mut rest = self.extended.0;
-        while rest != 0 {
-            let p = rest.trailing_zeros() as usize;
-            rest &= rest - 1;
-            let (first, end) = cells_starting_in(p, cs, self.reserved());
-            let mut g = (HEADER_BYTES + first * cs) >> marks.log_granule;
-            let step = cs >> marks.log_granule;
-            for i in first..end {
-                // SAFETY: `g` is the granule of a cell of this block, whose mark bytes are
-                // mapped (the contract of `byte_of`) and consecutive; a byte is a valid
-                // AtomicU8. Relaxed: the trace finished before any sweep (the embedder's
-                // stop-the-world barrier orders every mark before this load).
-                let byte = unsafe { (*(base.add(g >> 3) as *const AtomicU8)).load(Ordering::Relaxed) };
-                if (byte >> (g & 7)) & 1 != 0 && skip[i / 64] & (1 << (i % 64)) == 0 {
-                    live[i / 64] |= 1 << (i % 64);
-                    live_count += 1;
-                }
-                g += step;
-            }
-        }
-        (live, live_count)
+        let log_granule = marks.log_granule;
+        self.live_map_by(skip, |i| {
+            let g = (HEADER_BYTES + i * cs) >> log_granule;
+            // SAFETY: `g` is the granule of a cell of this block, whose mark bytes are mapped
+            // (the contract of `byte_of`) and consecutive; a byte is a valid AtomicU8. Relaxed:
+            // the trace finished before any sweep (the embedder's stop-the-world barrier orders
+            // every mark before this load).
+            let byte = unsafe { (*(base.add(g >> 3) as *const AtomicU8)).load(Ordering::Relaxed) };
+            (byte >> (g & 7)) & 1 != 0
+        })
     }
 }

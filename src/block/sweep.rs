@@ -86,6 +86,14 @@ impl Block {
 
     /// As [`Block::live_map`], not asking about the cells in `skip` (lent runs).
     fn live_map_except(&self, is_live: &mut dyn FnMut(*mut u8) -> bool, skip: &LiveMap) -> (LiveMap, u32) {
+        self.live_map_by(skip, |i| is_live(self.cell(i)))
+    }
+
+    /// The live map of the cells of the extended pages (in address order) not in `skip`, each
+    /// cell `i` asked about once with `live_at(i)`: the walk the oracle's and the bitmap's
+    /// (`marks.rs`) live maps share.
+    #[inline(always)]
+    pub(super) fn live_map_by(&self, skip: &LiveMap, mut live_at: impl FnMut(usize) -> bool) -> (LiveMap, u32) {
         let mut live = [0u64; LIVE_WORDS];
         let mut live_count = 0u32;
         let cs = self.cell_size();
@@ -95,7 +103,7 @@ impl Block {
             rest &= rest - 1;
             let (first, end) = cells_starting_in(p, cs, self.reserved());
             for i in first..end {
-                if skip[i / 64] & (1 << (i % 64)) == 0 && is_live(self.cell(i)) {
+                if skip[i / 64] & (1 << (i % 64)) == 0 && live_at(i) {
                     live[i / 64] |= 1 << (i % 64);
                     live_count += 1;
                 }
