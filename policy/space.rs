@@ -309,28 +309,16 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
     /// Marks `object`; `true` if this call marked it.
     fn attempt_mark(&self, object: ObjectReference) -> bool {
         let spec = &VM::VMObjectModel::LOCAL_MARK_BIT_SPEC;
-        if VM::VMScanning::UNIQUE_OBJECT_ENQUEUING {
-            loop {
-                let old = spec.load_atomic::<VM, u8>(object, None, Ordering::Relaxed);
-                if old == 1 {
-                    return false;
-                }
-                // AcqRel/Relaxed would do (marks order nothing else); SeqCst as native_ms for
-                // the rare contended case costs nothing measurable.
-                if spec
-                    .compare_exchange_metadata::<VM, u8>(object, old, 1, None, Ordering::SeqCst, Ordering::Relaxed)
-                    .is_ok()
-                {
-                    return true;
-                }
-            }
-        } else if !spec.is_marked::<VM>(object, Ordering::Relaxed) {
-            // Racy by design (the plan tolerates duplicate enqueuing): Relaxed.
-            spec.mark::<VM>(object, Ordering::Relaxed);
-            true
-        } else {
-            false
+        // A plain load first: most visits find the object marked, and a read leaves the mark
+        // byte's cache line shared between the workers.
+        if spec.is_marked::<VM>(object, Ordering::Relaxed) {
+            return false;
         }
+        // One atomic or (the byte holds the marks of other granules too), not a compare-exchange
+        // loop: the worker that sets the bit enqueues the object, exactly once (so whether the VM
+        // asks for `UNIQUE_OBJECT_ENQUEUING` or not). Relaxed: a mark orders nothing else; the
+        // work packet carrying the object hands it over.
+        spec.fetch_or_metadata::<VM, u8>(object, 1, Ordering::Relaxed) == 0
     }
 
     pub(crate) fn trace_object<Q: ObjectQueue>(&self, queue: &mut Q, object: ObjectReference) -> ObjectReference {

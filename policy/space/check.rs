@@ -227,19 +227,18 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
                 Block::PAGES
             ));
         }
-        // Counting pages in use with a cap, the GC's end left at most the cap of idle pages
-        // (`trim_idle_after_gc`; none after a user-requested or emergency collection).
+        // The GC's end left at most the room `trim_idle_after_gc` keeps: counting resident pages,
+        // the free room less an eighth of the heap (none when less than a quarter is free);
+        // counting pages in use, the cap. None after a user-requested or emergency collection.
+        // (`SHARDSWEEP_PURGE=now` does not trim: its sweeps drop idle pages as they go, so it
+        // keeps less.)
         let idle = resident_sum.saturating_sub(in_use);
-        if let (false, Some(percent)) = (counts_idle, self.settings().idle_cap) {
-            let state = &self.common.global_state;
-            let heap = self.get_gc_trigger().policy.get_current_heap_size_in_pages();
-            let cap = if state.is_user_triggered_collection() || state.is_emergency_collection() {
-                0
-            } else {
-                heap * percent / 100
-            };
-            if idle > cap {
-                errs.push(format!("{idle} idle pages left after the GC, more than the cap of {cap} ({percent}% of {heap} pages)"));
+        if let Some(room) = self.idle_room(in_use) {
+            if idle > room {
+                let heap = self.get_gc_trigger().policy.get_current_heap_size_in_pages();
+                errs.push(format!(
+                    "{idle} idle pages left after the GC, more than the room of {room} ({heap} pages in the heap, {in_use} in use)"
+                ));
             }
         }
         let whole = blocks.len() + if counts_idle { kept.len() } else { 0 };

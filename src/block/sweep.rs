@@ -318,6 +318,15 @@ impl Block {
         // the compiler reload the header's cell size for each one.
         let cell0 = self.cell(0) as usize;
         for &p in pages[..np].iter().rev() {
+            // A page given back holds no cell to keep: a held cell (live, pinned or lent) keeps
+            // the pages it overlaps charged, and every cell starting on it touches it.
+            if !charged.contains(p) {
+                debug_assert!({
+                    let (first, end) = cells_starting_in(p, cs, self.reserved());
+                    (first..end).all(|i| held[i / 64] & (1 << (i % 64)) == 0)
+                });
+                continue;
+            }
             let (first, end) = cells_starting_in(p, cs, self.reserved());
             let mut kept = 0u32;
             // Every cell of the page listable (all the pages they touch stay charged, the common
