@@ -90,10 +90,10 @@ impl Block {
     }
 
     /// The live map of the cells of the extended pages (in address order) not in `skip`, each
-    /// cell `i` asked about once with `live_at(i)`: the walk the oracle's and the bitmap's
-    /// (`marks.rs`) live maps share.
+    /// cell `i` asked about once with `live_at(i)` (the bitmap's, `marks.rs`, visits only the
+    /// set bits instead).
     #[inline(always)]
-    pub(super) fn live_map_by(&self, skip: &LiveMap, mut live_at: impl FnMut(usize) -> bool) -> (LiveMap, u32) {
+    fn live_map_by(&self, skip: &LiveMap, mut live_at: impl FnMut(usize) -> bool) -> (LiveMap, u32) {
         let mut live = [0u64; LIVE_WORDS];
         let mut live_count = 0u32;
         let cs = self.cell_size();
