@@ -84,16 +84,9 @@ impl Block {
         self.live_map_except(is_live, &[0u64; LIVE_WORDS])
     }
 
-    /// As [`Block::live_map`], not asking about the cells in `skip` (lent runs).
+    /// As [`Block::live_map`], not asking about the cells in `skip` (lent runs). (The bitmap's
+    /// live map, `marks.rs`, visits only the set bits instead.)
     fn live_map_except(&self, is_live: &mut dyn FnMut(*mut u8) -> bool, skip: &LiveMap) -> (LiveMap, u32) {
-        self.live_map_by(skip, |i| is_live(self.cell(i)))
-    }
-
-    /// The live map of the cells of the extended pages (in address order) not in `skip`, each
-    /// cell `i` asked about once with `live_at(i)` (the bitmap's, `marks.rs`, visits only the
-    /// set bits instead).
-    #[inline(always)]
-    fn live_map_by(&self, skip: &LiveMap, mut live_at: impl FnMut(usize) -> bool) -> (LiveMap, u32) {
         let mut live = [0u64; LIVE_WORDS];
         let mut live_count = 0u32;
         let cs = self.cell_size();
@@ -103,7 +96,7 @@ impl Block {
             rest &= rest - 1;
             let (first, end) = cells_starting_in(p, cs, self.reserved());
             for i in first..end {
-                if skip[i / 64] & (1 << (i % 64)) == 0 && live_at(i) {
+                if skip[i / 64] & (1 << (i % 64)) == 0 && is_live(self.cell(i)) {
                     live[i / 64] |= 1 << (i % 64);
                     live_count += 1;
                 }
