@@ -12,7 +12,8 @@
 //! hold no live cell and gives back every page no longer charged.
 //!
 //! Invariants (checked by [`Block::is_valid`] under `debug_assert!`):
-//! * `used + |free| + |local_free| == capacity`, where `used` counts cells handed out and not
+//! * `used + |free| + |local_free| + unlisted_free == capacity` (`unlisted_free`: dead cells a
+//!   sweep left for the owner to list, `unlisted.rs`), where `used` counts cells handed out and not
 //!   yet collected (so it includes the cells on `xthread_free` and on `pending`, the remote
 //!   frees taken but not yet collected: a collect moves at most `MAX_COLLECT` of them, so that
 //!   its work is bounded) and `capacity` is the number of
@@ -50,6 +51,7 @@ mod marks;
 mod pages;
 mod retire;
 mod sweep;
+mod unlisted;
 
 pub use lease::{lease_cells, lease_cells_in, lease_pages, Adopt, LEASE_BYTES, LEASE_SHARE_BINS};
 pub use lend::{Lend, Lent};
@@ -111,8 +113,12 @@ pub struct Block {
     pub(crate) pending: *mut Cell,
     /// Cells starting in extended pages.
     pub(crate) capacity: u32,
-    /// Cells that fit in the block.
-    pub(crate) reserved: u32,
+    /// Dead cells a sweep left off the lists, on the extended pages from `list_from` on
+    /// (`unlisted.rs`): listed by the owner a page at a time when it next needs a cell of the
+    /// block (owner only).
+    pub(crate) unlisted_free: u16,
+    /// The first page whose dead cells may be unlisted (`PAGES_PER_BLOCK`: none).
+    pub(crate) list_from: u8,
     // Cache line 1: what other threads touch: the remote-free word (CAS), and what a free
     // reads to decide local or remote (owner, state).
     /// Cells freed by other threads, plus the delayed-free state.
@@ -187,7 +193,8 @@ impl Block {
             pending: ptr::null_mut(),
             excluded: PageMask::EMPTY,
             capacity: 0,
-            reserved: 0,
+            unlisted_free: 0,
+            list_from: PAGES_PER_BLOCK as u8,
             next: ptr::null_mut(),
             prev: ptr::null_mut(),
             xheap: AtomicPtr::new(ptr::null_mut()),
@@ -229,6 +236,19 @@ pub(crate) const fn cells_starting_in(
         if first < reserved { first } else { reserved },
         if end < reserved { end } else { reserved },
     )
+}
+
+/// Per size class, the cells that fit in a block (0 for bin 0, the placeholder's).
+static RESERVED: [u32; BIN_COUNT] = reserved_table();
+
+const fn reserved_table() -> [u32; BIN_COUNT] {
+    let mut t = [0u32; BIN_COUNT];
+    let mut bin = 1;
+    while bin < BIN_COUNT {
+        t[bin] = ((BLOCK_BYTES - HEADER_BYTES) / bin_bytes(bin)) as u32;
+        bin += 1;
+    }
+    t
 }
 
 /// Per size class, the pages in which a cell starts (`starts` of every block of the class).
@@ -293,7 +313,7 @@ impl Block {
         }
         let rel = off - HEADER_BYTES;
         let i = rel / self.cell_size as usize;
-        (rel % self.cell_size as usize == 0 && i < self.reserved as usize).then_some(i)
+        (rel % self.cell_size as usize == 0 && i < self.reserved()).then_some(i)
     }
 
     /// Bytes per cell.
@@ -319,7 +339,7 @@ impl Block {
     /// Cells that fit in the block.
     #[inline]
     pub fn reserved(&self) -> usize {
-        self.reserved as usize
+        RESERVED[self.bin()] as usize
     }
     /// Pages charged.
     #[inline]
@@ -428,7 +448,13 @@ impl Block {
             return self.charged.contains(0)
                 && bound.covers(self.charged)
                 && self.free.is_null()
-                && self.local_free.is_null();
+                && self.local_free.is_null()
+                && self.unlisted_free == 0;
+        }
+        if self.unlisted_free > 0
+            && (self.list_from as usize >= PAGES_PER_BLOCK || !self.excluded.is_empty())
+        {
+            return false;
         }
         if !self.extended.covers(self.excluded) || cap != self.capacity() + self.excluded.count() {
             return false;
@@ -451,7 +477,7 @@ impl Block {
             Some(n)
         };
         match (count(self.free), count(self.local_free)) {
-            (Some(f), Some(l)) => self.used() + f + l == self.capacity(),
+            (Some(f), Some(l)) => self.used() + f + l + self.unlisted_free() == self.capacity(),
             _ => false,
         }
     }

@@ -12,7 +12,7 @@
 use super::{cells_starting_in, Block, BlockState, MAGIC, RETIRED_MAGIC};
 use crate::budget::Accounting;
 use crate::cell::Cell;
-use crate::config::{BLOCK_BYTES, BLOCK_MASK, HEADER_BYTES};
+use crate::config::{BLOCK_MASK, HEADER_BYTES, PAGES_PER_BLOCK};
 use crate::no_cell::{Charging, NoCell};
 use crate::page_mask::PageMask;
 use crate::size_class::bin_bytes;
@@ -106,7 +106,6 @@ impl Block {
         };
         charging.charge(new.count())?;
         let cell_size = bin_bytes(bin);
-        let reserved = (BLOCK_BYTES - HEADER_BYTES) / cell_size;
         crate::steps::add(crate::bounds::INIT_STEPS);
         let block = start as *mut Block;
         // SAFETY: the caller hands us the whole block; the header fits in its first bytes.
@@ -123,7 +122,8 @@ impl Block {
                 pending: ptr::null_mut(),
                 excluded: PageMask::EMPTY,
                 capacity: 0,
-                reserved: reserved as u32,
+                unlisted_free: 0,
+                list_from: PAGES_PER_BLOCK as u8,
                 next: ptr::null_mut(),
                 prev: ptr::null_mut(),
                 xheap: AtomicPtr::new(ptr::null_mut()),

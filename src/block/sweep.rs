@@ -1,12 +1,12 @@
 //! Sweeping a block: ask the liveness oracle about every cell of the extended pages once, rebuild
-//! the free list from the dead cells (in address order, or the pages with the most live cells
+//! the free list (or its first page, `unlisted.rs`) from the dead cells (in address order, or the pages with the most live cells
 //! first: [`ReuseOrder`]), and give back every page no live cell overlaps (page accounting), or
 //! account only (the lazy sweep's first half).
 
 use super::{cells_starting_in, Block, BlockState, Lend, LiveMap, MarkBitmap, SweepResult, LIVE_WORDS};
 use crate::budget::{Accounting, PageBudget};
 use crate::cell::Cell;
-use crate::config::{HEADER_BYTES, LOG_PAGE_BYTES, PAGES_PER_BLOCK};
+use crate::config::{HEADER_BYTES, LOG_PAGE_BYTES, PAGES_PER_BLOCK, PAGE_BYTES};
 use crate::os::OsMemory;
 use crate::page_mask::PageMask;
 use std::ptr;
@@ -77,6 +77,21 @@ fn order_pages(
     }
 }
 
+/// The cells of `[first, end)` set in `map`, a 64-bit word at a time.
+fn count_in(map: &LiveMap, first: usize, end: usize) -> u32 {
+    let mut n = 0;
+    let mut i = first;
+    while i < end {
+        let w = i / 64;
+        let hi = ((w + 1) * 64).min(end);
+        let span = hi - i;
+        let mask = if span == 64 { u64::MAX } else { ((1u64 << span) - 1) << (i % 64) };
+        n += (map[w] & mask).count_ones();
+        i = hi;
+    }
+    n
+}
+
 impl Block {
     /// Asks `is_live` about every cell of the extended pages (once each, in address order):
     /// the live cells as a bitmap by cell index, and their number.
@@ -113,6 +128,24 @@ impl Block {
         }
         let cs = self.cell_size();
         let mut m = PageMask::page(0);
+        if cs <= PAGE_BYTES {
+            // Page by page: a page with a live cell starting in it is charged, and so is what its
+            // last cell, the only one that can cross into the next page, overlaps if live.
+            let mut rest = self.extended.0;
+            while rest != 0 {
+                let p = rest.trailing_zeros() as usize;
+                rest &= rest - 1;
+                let (first, end) = cells_starting_in(p, cs, self.reserved());
+                if first < end && count_in(live, first, end) > 0 {
+                    m = m.union(PageMask::page(p));
+                    if live[(end - 1) / 64] & (1 << ((end - 1) % 64)) != 0 {
+                        let off = HEADER_BYTES + (end - 1) * cs;
+                        m = m.union(PageMask::of_range(off, off + cs));
+                    }
+                }
+            }
+            return m;
+        }
         for (w, &bits) in live.iter().enumerate() {
             let mut rest = bits;
             while rest != 0 {
@@ -154,6 +187,8 @@ impl Block {
         let charged = self.charged_after_sweep(&live, accounting);
         self.free = ptr::null_mut();
         self.local_free = ptr::null_mut();
+        self.unlisted_free = 0;
+        self.list_from = PAGES_PER_BLOCK as u8;
         self.used = live_count;
         self.state = BlockState::Unswept;
         let released = self.charged.minus(charged);
@@ -172,7 +207,9 @@ impl Block {
     /// `zero`: dead cells put back on the free list are zeroed (garbage-collected mode).
     /// `order`: the order of the rebuilt free list ([`ReuseOrder`]).
     /// `marks`: the embedder's side mark bitmap, read instead of asking `is_live` when it serves
-    /// this block's cell size ([`MarkBitmap`]); `is_live` must then agree with it.
+    /// this block's cell size ([`MarkBitmap`]); `is_live` must then agree with it. The rebuild
+    /// then stops after the first page that lists a cell and leaves the later pages' dead cells
+    /// to the owner (`unlisted.rs`; not when lending, in another order, or with a cell set aside).
     /// An `Unswept` block (see [`Block::account`]) becomes `Queued`; the caller files it.
     /// Work: O(cells in the block).
     #[allow(clippy::too_many_arguments)] // the settings of a sweep, each a plain value
@@ -200,10 +237,14 @@ impl Block {
                 set(&mut lent_before, a as usize, b as usize);
             }
         }
-        let (live, live_count) = match marks.filter(|m| m.serves(cs)) {
+        let from_marks = marks.filter(|m| m.serves(cs));
+        let (live, live_count) = match from_marks {
             Some(m) => self.live_map_from_marks(m, &lent_before),
             None => self.live_map_except(is_live, &lent_before),
         };
+        // Listing deferred (`unlisted.rs`): only where the owner can later tell the dead cells
+        // by the same marks, in address order, with nothing lent.
+        let mut may_defer = from_marks.is_some() && lend.is_none() && order == ReuseOrder::Address;
         let mut held = live;
         let mut pinned_count = 0u32;
         let mut pinned_pages = PageMask::EMPTY;
@@ -312,6 +353,20 @@ impl Block {
         // Cell addresses from a local base: the loop's stores into cells could otherwise make
         // the compiler reload the header's cell size for each one.
         let cell0 = self.cell(0) as usize;
+        // Deferring needs every cell of the kept pages listable (no set-aside last cell), so
+        // that a page is either listed whole or left whole to the owner.
+        if may_defer {
+            may_defer = pages[..np].iter().all(|&p| {
+                let (first, end) = cells_starting_in(p, cs, self.reserved());
+                !charged.contains(p)
+                    || first == end
+                    || charged.covers(PageMask::of_range(HEADER_BYTES + first * cs, HEADER_BYTES + end * cs))
+            });
+        }
+        // Once a page has given the list a cell, the later pages' dead cells are only counted,
+        // their pages left to the owner from `list_from` on (no store into them now).
+        let mut unlisted_free = 0u32;
+        let mut list_from = PAGES_PER_BLOCK;
         for &p in pages[..np].iter() {
             // A page given back holds no cell to keep: a held cell (live, pinned or lent) keeps
             // the pages it overlaps charged, and every cell starting on it touches it.
@@ -331,6 +386,14 @@ impl Block {
             let last_off = HEADER_BYTES + (end - 1) * cs;
             let drop_last = !has(&held, end - 1) && !charged.covers(PageMask::of_range(last_off, last_off + cs));
             let list_end = if drop_last { end - 1 } else { end };
+            if list_from < PAGES_PER_BLOCK {
+                debug_assert!(!drop_last);
+                unlisted_free += (end - first) as u32 - count_in(&held, first, end);
+                keep = keep.union(PageMask::page(p));
+                capacity += (end - first) as u32;
+                continue;
+            }
+            let tail_before = tail;
             let words = first / 64..=(end - 1) / 64;
             for (w, &held_w) in held.iter().enumerate().take(*words.end() + 1).skip(*words.start()) {
                 // The dead cells of word `w` within [first, list_end).
@@ -359,6 +422,9 @@ impl Block {
                     }
                 }
             }
+            if may_defer && tail != tail_before {
+                list_from = p + 1;
+            }
             // Every cell starting on the page is held or listed, but a set-aside last one.
             let kept = (list_end - first) as u32;
             if kept > 0 {
@@ -374,6 +440,9 @@ impl Block {
         self.excluded = excluded;
         self.free = head;
         self.local_free = ptr::null_mut();
+        debug_assert!(unlisted_free <= u16::MAX as u32);
+        self.unlisted_free = unlisted_free as u16;
+        self.list_from = if unlisted_free == 0 { PAGES_PER_BLOCK } else { list_from } as u8;
         self.used = live_count + pinned_count + lent_count;
         self.capacity = capacity;
         self.extended = keep;

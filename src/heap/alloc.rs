@@ -17,8 +17,11 @@
 //! * draining delayed frees: at most [`MAX_DRAIN`] cells, each O(1) (the rest wait on
 //!   `delayed_rest` for the next slow path);
 //! * queue search: at most [`MAX_SEARCH`] blocks, each collected (at most `MAX_COLLECT` remote
-//!   frees) and either used, remembered as extendable, or moved to the full list (O(1)), so a
-//!   block is skipped at most once between two frees into it;
+//!   frees) and either used (after listing the next page of the dead cells its bitmap sweep left
+//!   unlisted, if its list is empty: a mark-bit read per cell of the pages passed over, most often
+//!   one page, at most the block's; the first block that has any is used),
+//!   remembered as extendable, or moved to the full list (O(1)), so a block is skipped at most
+//!   once between two frees into it;
 //! * adoption: at most [`MAX_ADOPT`] abandoned blocks popped (O(1) each plus a collect); under
 //!   `Adopt::Lease` (`lease.rs`) the first with a free cell gives a lease of at most a page's
 //!   worth of cells (O(cells in a page) ≤ 512 links) and is pushed back; under `Adopt::Headroom`
@@ -157,7 +160,7 @@ impl Heap {
             unsafe {
                 let next = (*b).next;
                 (*b).collect();
-                if (*b).has_free() {
+                if (*b).has_free() || self.list_unlisted(b) {
                     return Some(b);
                 }
                 if !held.note(b) {
@@ -171,6 +174,25 @@ impl Heap {
             crate::steps::limited(crate::steps::Limit::Search);
         }
         None
+    }
+
+    /// Step 1's and 2's first resort for a block without a listed cell: the next page of the
+    /// dead cells its sweep left unlisted (`block/unlisted.rs`), listed with the marks that
+    /// sweep read. Work: one page of cells, as an extension, without a charge.
+    ///
+    /// # Safety: the caller holds `b` exclusively (owned, or popped from its stack).
+    pub(super) unsafe fn list_unlisted(&self, b: *mut Block) -> bool {
+        // SAFETY: per the contract.
+        unsafe {
+            if !(*b).has_unlisted() {
+                return false;
+            }
+            let Some(marks) = self.shared.settings.marks.as_ref() else {
+                debug_assert!(false, "unlisted cells without a mark bitmap");
+                return false;
+            };
+            (*b).list_unlisted(marks, self.shared.settings.zero_cells)
+        }
     }
 
     /// Step 2: adopts abandoned blocks of the bin (at most [`MAX_ADOPT`]) into the queue; one
@@ -200,7 +222,7 @@ impl Heap {
             (*b).collect();
             (*b).state = BlockState::Queued;
             self.queues[(*b).bin()].push_front(b);
-            if (*b).has_free() {
+            if (*b).has_free() || self.list_unlisted(b) {
                 return true;
             }
             if !held.note(b) {

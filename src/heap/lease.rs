@@ -58,10 +58,10 @@ impl Heap {
             // adopter; until we push it back no other heap can reach it.
             unsafe {
                 (*b).collect();
-                if (*b).has_free() {
+                if (*b).has_free() || self.list_unlisted(b) {
                     let (cells, n) = (*b).take_prefix(lease_cells_in(bin, pages));
                     debug_assert!(n > 0 && (*b).is_valid());
-                    if (*b).has_free() {
+                    if (*b).has_free() || (*b).has_unlisted() {
                         // Back on its stack unchanged but for the lease: still abandoned.
                         self.shared.abandoned[bin].push(b);
                     } else {
