@@ -77,19 +77,23 @@ fn order_pages(
     }
 }
 
+/// The bits of word `w` of a cell bitmap that stand for cells of `[first, end)`.
+fn word_range(w: usize, first: usize, end: usize) -> u64 {
+    let lo = (w * 64).max(first);
+    let hi = (w * 64 + 64).min(end);
+    match hi.saturating_sub(lo) {
+        0 => 0,
+        64 => u64::MAX,
+        span => ((1u64 << span) - 1) << (lo % 64),
+    }
+}
+
 /// The cells of `[first, end)` set in `map`, a 64-bit word at a time.
 fn count_in(map: &LiveMap, first: usize, end: usize) -> u32 {
-    let mut n = 0;
-    let mut i = first;
-    while i < end {
-        let w = i / 64;
-        let hi = ((w + 1) * 64).min(end);
-        let span = hi - i;
-        let mask = if span == 64 { u64::MAX } else { ((1u64 << span) - 1) << (i % 64) };
-        n += (map[w] & mask).count_ones();
-        i = hi;
+    if first >= end {
+        return 0;
     }
-    n
+    (first / 64..=(end - 1) / 64).map(|w| (map[w] & word_range(w, first, end)).count_ones()).sum()
 }
 
 impl Block {
@@ -397,14 +401,7 @@ impl Block {
             let words = first / 64..=(end - 1) / 64;
             for (w, &held_w) in held.iter().enumerate().take(*words.end() + 1).skip(*words.start()) {
                 // The dead cells of word `w` within [first, list_end).
-                let lo = (w * 64).max(first);
-                let hi = (w * 64 + 64).min(list_end);
-                if lo >= hi {
-                    continue;
-                }
-                let span = hi - lo;
-                let in_range = if span == 64 { u64::MAX } else { ((1u64 << span) - 1) << (lo % 64) };
-                let mut dead = !held_w & in_range;
+                let mut dead = !held_w & word_range(w, first, list_end);
                 while dead != 0 {
                     let i = w * 64 + dead.trailing_zeros() as usize;
                     dead &= dead - 1;
