@@ -20,7 +20,7 @@
 //! `keep` leaves it resident and counted. Whatever the advice, dropping a page for the budget's
 //! sake (pressure) or an empty block uses MADV_DONTNEED.
 
-use shardsweep::{Advice, Block, Madvise, OsMemory, PageBudget, PageMask, PAGE_BYTES};
+use shardsweep::{Advice, Block, DropBatch, Madvise, OsMemory, PageBudget, PageMask, PAGE_BYTES};
 use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
 
@@ -104,8 +104,18 @@ impl DeferredPurge {
     /// no GC worker allocates or sweeps during the prepare phase's packet that calls this):
     /// dropped with `dontneed` (uncharged from `budget`), MADV_FREE'd with `free`, left with
     /// `keep`; with decay, drops the pages still idle `decay` purges after their MADV_FREE.
-    /// Returns the pages dropped from the count.
+    /// Returns the pages dropped from the count. The ranges go to the OS together at the end
+    /// (`DropBatch`: one `process_madvise` per 1024 ranges where the kernel allows it, instead
+    /// of a `madvise`, and its TLB shootdown, per run of idle pages); until then nothing reads
+    /// or reuses them (the world is stopped).
     pub(super) fn purge(&self, budget: &dyn PageBudget) -> usize {
+        let batch = DropBatch::new(self.os.advice);
+        let dropped = self.purge_into(budget, &batch);
+        batch.flush();
+        dropped
+    }
+
+    fn purge_into(&self, budget: &dyn PageBudget, batch: &DropBatch) -> usize {
         let now = {
             let mut n = self.purges.lock().unwrap();
             *n += 1;
@@ -122,7 +132,7 @@ impl DeferredPurge {
                 // SAFETY: stop-the-world (see above); not forgotten since.
                 if let Some((block, idle)) = unsafe { Self::idle_in(block, pages) } {
                     // SAFETY: stop-the-world: we hold every block exclusively.
-                    dropped += unsafe { (*block).drop_idle_in(idle, budget, &self.os) };
+                    dropped += unsafe { (*block).drop_idle_in(idle, budget, batch) };
                 }
             }
         }
@@ -136,11 +146,11 @@ impl DeferredPurge {
             let Some((block, idle)) = (unsafe { Self::idle_in(block, pages) }) else { continue };
             match self.os.advice {
                 // SAFETY: stop-the-world: we hold every block exclusively.
-                Advice::DontNeed => dropped += unsafe { (*block).drop_idle_in(idle, budget, &self.os) },
+                Advice::DontNeed => dropped += unsafe { (*block).drop_idle_in(idle, budget, batch) },
                 Advice::Free => {
                     for (first, n) in idle.runs() {
                         // SAFETY: idle pages hold no cell in use and not the header.
-                        unsafe { self.os.release_pages((block as usize + first * PAGE_BYTES) as *mut u8, n * PAGE_BYTES) };
+                        unsafe { batch.release_pages((block as usize + first * PAGE_BYTES) as *mut u8, n * PAGE_BYTES) };
                     }
                 }
                 Advice::Keep => {}

@@ -43,6 +43,8 @@ pub mod build_setting;
 #[cfg(not(loom))]
 pub mod config;
 #[cfg(not(loom))]
+pub mod drop_batch;
+#[cfg(not(loom))]
 pub mod footprint;
 #[cfg(not(loom))]
 pub mod gc;
@@ -71,6 +73,7 @@ pub use {
     },
     budget::{Accounting, CountingBudget, Headroom, PageBudget},
     config::*,
+    drop_batch::DropBatch,
     footprint::{Footprint, HOLE_SIZES},
     gc::AbandonedBatch,
     heap::{Heap, SweepStats},

@@ -1,4 +1,4 @@
-//! Where blocks come from and how pages go back to the OS.
+//! Where blocks come from and how pages go back to the OS (many ranges at once: `drop_batch.rs`).
 
 use crate::config::{BLOCK_BYTES, PAGE_BYTES};
 use crate::sync::{AtomicUsize, Ordering};
@@ -6,7 +6,8 @@ use std::ptr::NonNull;
 
 /// System calls the core made, by kind, since the process started: the bounded mode's "no
 /// system call after initialisation" is checked with these (`tests/bounded.rs`). Every `mmap`,
-/// `munmap` and `madvise` of the core goes through this file; yields go through `sync.rs`.
+/// `munmap` and `madvise` of the core goes through this file (`process_madvise` through
+/// `drop_batch.rs`, counted as `madvise`); yields go through `sync.rs`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct OsCalls {
     /// `mmap` calls.
@@ -74,7 +75,9 @@ pub trait OsMemory: Sync {
     /// pages) until they are reused or dropped with [`OsMemory::drop_pages`].
     fn released_pages_are_zero(&self) -> bool;
     /// Drops `len` bytes at `addr` from the RSS at once; they read back as zero afterwards.
-    /// The default is `madvise(MADV_DONTNEED)`, whatever the release advice.
+    /// The default is `madvise(MADV_DONTNEED)`, whatever the release advice. A
+    /// [`crate::DropBatch`] defers the drop to its flush, before which its caller lets nobody
+    /// read or reuse the range.
     ///
     /// # Safety
     /// No live data may be in the range (page-aligned, whole pages, inside one block).
@@ -88,6 +91,11 @@ pub trait OsMemory: Sync {
     fn keeps_retired_blocks(&self) -> bool {
         false
     }
+}
+
+/// Counts one `madvise` (or `process_madvise`) call made elsewhere in the core (`drop_batch.rs`).
+pub(crate) fn count_madvise() {
+    XMADVISE.fetch_add(1, Ordering::Relaxed);
 }
 
 /// `madvise` over whole pages of ours.

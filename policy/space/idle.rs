@@ -8,11 +8,8 @@ use crate::policy::space::Space;
 use crate::util::linear_scan::Region;
 use crate::util::Address;
 use crate::vm::VMBinding;
-use shardsweep::{Advice, Heap, Madvise, PageBudget};
+use shardsweep::{Advice, DropBatch, Heap, PageBudget};
 use std::sync::atomic::Ordering;
-
-/// How idle pages and empty blocks are dropped for the budget's sake, whatever the purge advice.
-static DROP: Madvise = Madvise { advice: Advice::DontNeed };
 
 impl<VM: VMBinding> ShardSweepSpace<VM> {
     /// Drops the idle pages nobody is using, to make room in the heap before the GC trigger is
@@ -27,11 +24,15 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
         let Some(shared) = self.shared_if_created() else { return 0 };
         let mut dropped = 0;
         let kept = std::mem::take(&mut *self.kept.lock().unwrap());
+        // One system call for the blocks (see `DropBatch`), made before they become spares:
+        // nobody else can reach them until then.
+        let batch = DropBatch::new(Advice::DontNeed);
         for &start in kept.iter() {
             self.forget_purge(start);
             // SAFETY: taken off the kept list under its lock: nobody else uses the block.
-            dropped += unsafe { shardsweep::Block::drop_retired(start.to_mut_ptr(), self, &DROP) };
+            dropped += unsafe { shardsweep::Block::drop_retired(start.to_mut_ptr(), self, &batch) };
         }
+        batch.flush();
         self.spare.lock().unwrap().extend(kept);
         dropped += shared.drop_abandoned_idle(usize::MAX);
         if dropped == 0 {
@@ -85,13 +86,15 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
         }
         let mut excess = idle - room;
         let mut dropped = 0;
+        // The world is stopped: the ranges go to the OS together at the end (`DropBatch`).
+        let batch = DropBatch::new(Advice::DontNeed);
         {
             let mut kept = self.kept.lock().unwrap();
             while excess > 0 {
                 let Some(start) = kept.pop() else { break };
                 self.forget_purge(start);
                 // SAFETY: stop-the-world, and the block is off the kept list.
-                let n = unsafe { shardsweep::Block::drop_retired(start.to_mut_ptr(), self, &DROP) };
+                let n = unsafe { shardsweep::Block::drop_retired(start.to_mut_ptr(), self, &batch) };
                 self.pr.release_block(Block::from_aligned_address(start));
                 excess = excess.saturating_sub(n);
                 dropped += n;
@@ -116,11 +119,12 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
                     break;
                 }
                 // SAFETY: as above.
-                let n = unsafe { (*b).drop_idle(self, &DROP) };
+                let n = unsafe { (*b).drop_idle(self, &batch) };
                 excess = excess.saturating_sub(n);
                 dropped += n;
             }
         }
+        batch.flush();
         dropped
     }
 
@@ -172,12 +176,16 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
     pub(super) fn purge_kept(&self) -> usize {
         let kept = std::mem::take(&mut *self.kept.lock().unwrap());
         let mut dropped = 0;
+        // Stop-the-world, and no GC worker takes a block before the GC ends: the blocks go to
+        // the OS together at the end (`DropBatch`).
+        let batch = DropBatch::new(Advice::DontNeed);
         for start in kept {
             self.forget_purge(start);
             // SAFETY: stop-the-world, and the block is off the kept list.
-            dropped += unsafe { shardsweep::Block::drop_retired(start.to_mut_ptr(), self, &DROP) };
+            dropped += unsafe { shardsweep::Block::drop_retired(start.to_mut_ptr(), self, &batch) };
             self.pr.release_block(Block::from_aligned_address(start));
         }
+        batch.flush();
         dropped
     }
 }
