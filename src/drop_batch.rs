@@ -50,13 +50,7 @@ impl DropBatch {
 
     /// Makes every collected drop and release. Returns the system calls made.
     pub fn flush(&self) -> usize {
-        let mut r = self.ranges.lock().unwrap_or_else(|e| e.into_inner());
-        let dontneed = std::mem::take(&mut r.dontneed);
-        let free = std::mem::take(&mut r.free);
-        drop(r);
-        // SAFETY: each range was given to `drop_pages` / `release_pages`, whose callers
-        // guaranteed it holds no live data and that nobody touches it before this flush.
-        unsafe { advise_all(&dontneed, libc::MADV_DONTNEED, true) + advise_all(&free, libc::MADV_FREE, true) }
+        self.advise_collected(true)
     }
 
     /// The ranges collected and not yet flushed.
@@ -69,11 +63,19 @@ impl DropBatch {
     /// for tests).
     #[doc(hidden)]
     pub fn flush_one_by_one(&self) -> usize {
+        self.advise_collected(false)
+    }
+
+    /// Takes the collected ranges and advises them (`advise_all`). Returns the system calls.
+    fn advise_collected(&self, batched: bool) -> usize {
         let mut r = self.ranges.lock().unwrap_or_else(|e| e.into_inner());
         let (dontneed, free) = (std::mem::take(&mut r.dontneed), std::mem::take(&mut r.free));
         drop(r);
-        // SAFETY: as in `flush`.
-        unsafe { advise_all(&dontneed, libc::MADV_DONTNEED, false) + advise_all(&free, libc::MADV_FREE, false) }
+        // SAFETY: each range was given to `drop_pages` / `release_pages`, whose callers
+        // guaranteed it holds no live data and that nobody touches it before the flush.
+        unsafe {
+            advise_all(&dontneed, libc::MADV_DONTNEED, batched) + advise_all(&free, libc::MADV_FREE, batched)
+        }
     }
 
     fn push(&self, free: bool, addr: *mut u8, len: usize) {
@@ -151,10 +153,8 @@ unsafe fn advise_all(ranges: &[(usize, usize)], advice: libc::c_int, batched: bo
         }
     }
     for &(addr, len) in rest {
-        crate::os::count_madvise();
         // SAFETY: per the contract.
-        let rc = unsafe { libc::madvise(addr as *mut libc::c_void, len, advice) };
-        debug_assert_eq!(rc, 0, "madvise({addr:#x}, {len}, {advice}) failed");
+        unsafe { crate::os::madvise(addr as *mut u8, len, advice) };
         calls += 1;
     }
     calls

@@ -102,7 +102,7 @@ pub(crate) fn count_madvise() {
 ///
 /// # Safety
 /// The range is mapped by us and holds no live data.
-unsafe fn madvise(addr: *mut u8, len: usize, advice: libc::c_int) {
+pub(crate) unsafe fn madvise(addr: *mut u8, len: usize, advice: libc::c_int) {
     debug_assert!(addr as usize % PAGE_BYTES == 0 && len % PAGE_BYTES == 0);
     XMADVISE.fetch_add(1, Ordering::Relaxed);
     // SAFETY: the caller guarantees the range is ours and holds no live data; madvise on a
