@@ -151,3 +151,63 @@ fn retired_blocks_are_dropped_unless_kept_and_then_inherited() {
         let _ = cells;
     }
 }
+
+/// A block source that keeps the retired blocks given back resident and hands them out again
+/// before fresh ones (as the MMTk space's kept list does).
+struct KeptSource {
+    fresh: HeapSource,
+    kept: std::sync::Mutex<Vec<usize>>,
+}
+
+// SAFETY: blocks come from `HeapSource` (disjoint, block-aligned, never freed).
+unsafe impl BlockSource for KeptSource {
+    fn acquire_block(&self, thread: usize) -> Option<(std::ptr::NonNull<u8>, bool)> {
+        self.fresh.acquire_block(thread)
+    }
+    fn acquire_resident_block(&self) -> Option<std::ptr::NonNull<u8>> {
+        self.kept.lock().unwrap().pop().and_then(|b| std::ptr::NonNull::new(b as *mut u8))
+    }
+    unsafe fn release_block(&self, block: std::ptr::NonNull<u8>) {
+        self.kept.lock().unwrap().push(block.as_ptr() as usize);
+    }
+}
+
+/// The slow path takes a retired block still resident before it extends a block it holds onto
+/// a fresh page: the retired block's pages are counted already, so the allocation charges
+/// nothing (and, on a real OS, faults nothing), while the held block keeps its fresh pages for
+/// later.
+#[test]
+fn a_retired_resident_block_comes_before_a_fresh_page() {
+    if PAGES_PER_BLOCK < 2 {
+        return; // a block of one page has no fresh page to extend onto
+    }
+    let source: &'static KeptSource =
+        Box::leak(Box::new(KeptSource { fresh: HeapSource::new(1000), kept: Default::default() }));
+    let budget: &'static CountingBudget = Box::leak(Box::new(CountingBudget::unlimited()));
+    let os: &'static KeepingOs = Box::leak(Box::new(KeepingOs { keep_retired: true, ..Default::default() }));
+    let shared = Shared::new(source, budget, os, gc_settings()).leak();
+    // A heap holding one block of one class, extended by its first page only.
+    let mut heap = Heap::new_boxed(shared);
+    let first = heap.alloc(64) as usize & !BLOCK_MASK;
+    // A retired block, kept resident: another heap's one block, every cell dead at a sweep.
+    let mut old = Heap::new_boxed(shared);
+    let cells: Vec<usize> = (0..BLOCK_BYTES / 128 - 8).map(|_| old.alloc(128) as usize).collect();
+    old.sweep(&mut |_| false);
+    let retired = cells[0] & !BLOCK_MASK;
+    assert_eq!(*source.kept.lock().unwrap(), vec![retired], "the empty block was kept");
+    assert_ne!(first, retired);
+    loop {
+        let charged = budget.charged();
+        let c = heap.alloc(64) as usize;
+        assert_ne!(c, 0);
+        if c & !BLOCK_MASK == first {
+            continue;
+        }
+        assert_eq!(c & !BLOCK_MASK, retired, "the next page's worth came from the retired block");
+        assert_eq!(budget.charged(), charged, "taking it charged nothing");
+        // SAFETY: the heap's block, read on its own thread.
+        let extended = unsafe { (*Block::of(first as *const u8)).resident().count() };
+        assert!(extended < PAGES_PER_BLOCK, "the held block still had fresh pages ({extended} resident)");
+        break;
+    }
+}
