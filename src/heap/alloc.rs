@@ -5,15 +5,9 @@
 //!
 //! The order is the memory order of page accounting: a free cell on a page already charged (our
 //! queue, then an abandoned block's) before an idle resident page of a block we hold before a
-//! retired block still resident before a fresh page of a block we hold before a fresh block.
+//! fresh page of a block we hold before a retired block still resident before a fresh block.
 //! Charging a new page while listed cells on charged pages wait would grow the heap for
-//! nothing, so the queue search only remembers the blocks that could extend. A retired block
-//! still resident comes before a fresh page: its pages are resident and, where the budget
-//! counts resident pages, counted already, so taking it faults and charges nothing, where a fresh
-//! page costs a page fault, kernel zeroing and a charge, while the retired block waits to be
-//! dropped (its cost: the bin's cells on one more block, whose unextended pages cost nothing).
-//! Under the JVM (lusearch) that order took 0.55-0.87x the page faults and 0.94-0.95x the
-//! mutators' CPU time (`bindings/openjdk/results/mmtk-0.33/resident-first`). mimalloc 2.3's
+//! nothing, so the queue search only remembers the blocks that could extend. mimalloc 2.3's
 //! `mi_page_queue_find_free_ex` takes the first page with room (listed cells or room to extend)
 //! as its candidate, looks at up to four more pages for a fully extended one with free cells and
 //! at least as many cells in use, and extends the candidate if it has no listed cell: a page is
@@ -33,9 +27,9 @@
 //!   worth of cells (O(cells in a page) ≤ 512 links) and is pushed back; under `Adopt::Headroom`
 //!   a lease of up to a block's worth less a page (O(cells in a block)), or the block adopted;
 //! * extension of one block by one page (O(cells in a page) ≤ 512 links, plus the choice of an
-//!   idle resident page: at most one overlap test per page of the block), or a retired resident
-//!   block or a fresh block: one call to the block source plus O(pages per block) header set-up,
-//!   and its first extension.
+//!   idle resident page: at most one overlap test per page of the block);
+//! * a retired resident block or a fresh block: one call to the block source plus O(pages per
+//!   block) header set-up.
 //!
 //! [`MAX_DRAIN`]: crate::bounds::MAX_DRAIN
 
@@ -117,14 +111,9 @@ impl Heap {
                 if let Some(p) = self.hole_cell(bin) {
                     return Ok(p);
                 }
-                if let Some(b) = self.extend(held.reusable, charging)? {
-                    b
-                } else if let Some(b) = self.resident_block(bin, charging)? {
-                    b
-                } else if let Some(b) = self.extend(held.extendable, charging)? {
-                    b
-                } else {
-                    self.fresh_block(bin, charging)?
+                match self.extend_held(&held, charging)? {
+                    Some(b) => b,
+                    None => self.new_block(bin, charging)?,
                 }
             }
         };
@@ -265,42 +254,39 @@ impl Heap {
         NonNull::new(std::ptr::with_exposed_provenance_mut(at))
     }
 
-    /// Steps 3 and 5: lists the cells of one more page of `b`, a block we hold: an idle
-    /// resident page (no charge; `held.reusable`), else any page (`held.extendable`), charged
-    /// ([`NoCell::Refused`] if the budget vetoes: time to collect). `None` if there is no such
-    /// block or it cannot extend.
-    fn extend(&mut self, b: Option<*mut Block>, charging: &mut Charging) -> Result<Option<*mut Block>, NoCell> {
-        let Some(b) = b else { return Ok(None) };
-        let settings = &self.shared.settings;
-        // SAFETY: held blocks are queued and owned by this heap.
-        Ok(unsafe { (*b).extend(charging, settings.zero_cells, settings.spill)? }.then_some(b))
-    }
-
-    /// Step 4: a retired block whose pages are still resident (the source's, if it keeps them),
-    /// queued in the bin and extended by a page (onto its resident pages first).
-    fn resident_block(&mut self, bin: usize, charging: &mut Charging) -> Result<Option<*mut Block>, NoCell> {
-        match self.shared.resident_block(bin, charging)? {
-            Some(b) => self.queue_new(bin, b, charging).map(Some),
-            None => Ok(None),
+    /// Steps 3 and 4: lists the cells of an idle resident page of a block we hold (no charge),
+    /// else charges one more page of a block we hold ([`NoCell::Refused`] if the budget vetoes:
+    /// time to collect). `None` if no held block can extend.
+    fn extend_held(
+        &mut self,
+        held: &Held,
+        charging: &mut Charging,
+    ) -> Result<Option<*mut Block>, NoCell> {
+        let zero = self.shared.settings.zero_cells;
+        for b in [held.reusable, held.extendable].into_iter().flatten() {
+            // SAFETY: held blocks are queued and owned by this heap.
+            if unsafe { (*b).extend(charging, zero, self.shared.settings.spill)? } {
+                return Ok(Some(b));
+            }
         }
+        Ok(None)
     }
 
-    /// Step 6: a fresh block from the source, queued in the bin and extended by a page.
-    fn fresh_block(&mut self, bin: usize, charging: &mut Charging) -> Result<*mut Block, NoCell> {
-        let b = self.shared.fresh_block(bin, self.thread, charging)?;
-        self.queue_new(bin, b, charging)
-    }
-
-    /// Takes a new block of `bin` (ours, on no list) into the bin's queue and extends it by a
-    /// page.
-    fn queue_new(&mut self, bin: usize, b: *mut Block, charging: &mut Charging) -> Result<*mut Block, NoCell> {
-        let settings = &self.shared.settings;
+    /// Steps 5 and 6: a retired block whose pages are still resident (the source's, if it keeps
+    /// them: its pages cost nothing, but a new block spreads the bin's cells over one more
+    /// header), else a fresh block from the source; queued in the bin and extended by a page.
+    fn new_block(&mut self, bin: usize, charging: &mut Charging) -> Result<*mut Block, NoCell> {
+        let shared = self.shared;
+        let b = match shared.resident_block(bin, charging)? {
+            Some(b) => b,
+            None => shared.fresh_block(bin, self.thread, charging)?,
+        };
         // SAFETY: the new block is ours and on no list.
         unsafe {
             self.take_ownership(b);
             (*b).state = BlockState::Queued;
             self.queues[bin].push_front(b);
-            if !(*b).extend(charging, settings.zero_cells, settings.spill)? {
+            if !(*b).extend(charging, shared.settings.zero_cells, shared.settings.spill)? {
                 // A block of a class always has a page to extend.
                 debug_assert!(false, "a new block of bin {bin} could not extend");
                 return Err(NoCell::NoMemory);
