@@ -32,7 +32,7 @@ use crate::util::linear_scan::Region;
 use crate::util::metadata::side_metadata::SideMetadataSpec;
 use crate::util::metadata::{self, MetadataSpec};
 use crate::util::{Address, ObjectReference};
-use crate::vm::{ObjectModel, Scanning, VMBinding};
+use crate::vm::{ObjectModel, VMBinding};
 use super::purge::DeferredPurge;
 use shardsweep::{CountingBudget, Heap, Madvise, OsMemory, PageBudget, Settings, Shared};
 use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicUsize, Ordering};

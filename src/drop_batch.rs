@@ -18,6 +18,7 @@
 
 use crate::config::PAGE_BYTES;
 use crate::os::{Advice, OsMemory};
+#[cfg(all(target_os = "linux", not(miri)))]
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
@@ -117,7 +118,9 @@ impl OsMemory for DropBatch {
 /// The process's pidfd and the pid it was opened for (`pid << 32 | fd`), 0 before the first
 /// use; `u64::MAX` once the kernel refused `process_madvise` (fall back for good). A forked
 /// child sees another pid and opens its own (the inherited pidfd names the parent).
+#[cfg(all(target_os = "linux", not(miri)))]
 static XPIDFD: AtomicU64 = AtomicU64::new(0);
+#[cfg(all(target_os = "linux", not(miri)))]
 const REFUSED: u64 = u64::MAX;
 
 /// Advises every range, `IOV_MAX` at a time through `process_madvise` when `batched` and the

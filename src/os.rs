@@ -94,6 +94,7 @@ pub trait OsMemory: Sync {
 }
 
 /// Counts one `madvise` (or `process_madvise`) call made elsewhere in the core (`drop_batch.rs`).
+#[cfg(all(target_os = "linux", not(miri)))]
 pub(crate) fn count_madvise() {
     XMADVISE.fetch_add(1, Ordering::Relaxed);
 }
