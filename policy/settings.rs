@@ -17,6 +17,7 @@
 //! | `SHARDSWEEP_ACCOUNTING`        | `page`, `block`            | `page`     |
 //! | `SHARDSWEEP_COUNT`             | `resident`, `in-use`       | `resident` |
 //! | `SHARDSWEEP_IDLE_CAP`          | `off`, `0` to `100` (percent of the heap; with the in-use count only) | `off` |
+//! | `SHARDSWEEP_IDLE_MARGIN`       | `0` to `100` (percent of the heap; with the resident count only) | `0` |
 //! | `SHARDSWEEP_SWEEP`             | `eager`, `lazy`            | `eager`    |
 //! | `SHARDSWEEP_ADVICE`            | `dontneed`, `free`, `keep` | `dontneed` |
 //! | `SHARDSWEEP_PURGE`             | `gc`, `pressure`, `now`    | `gc`       |
@@ -157,6 +158,14 @@ fn parse_idle_cap(s: &str) -> Result<Option<usize>, String> {
         .ok_or_else(|| format!("invalid idle cap {s:?}: valid values are off, or 0 to 100 (percent of the heap)"))
 }
 
+fn parse_idle_margin(s: &str) -> Result<usize, String> {
+    s.trim()
+        .parse::<usize>()
+        .ok()
+        .filter(|&n| n <= 100)
+        .ok_or_else(|| format!("invalid idle margin {s:?}: valid values are 0 to 100 (percent of the heap)"))
+}
+
 fn parse_gcs(s: &str) -> Result<usize, String> {
     s.trim()
         .parse::<usize>()
@@ -178,6 +187,12 @@ pub struct SpaceSettings {
     /// they only become fewer between two GCs, so the space's RSS stays within the heap limit
     /// plus the cap; with lazy sweeping a mutator's sweep may add idle pages between GCs.
     pub idle_cap: Option<usize>,
+    /// With `SHARDSWEEP_COUNT=resident`: idle pages (and kept empty blocks) up to this
+    /// percentage of the heap size are not counted; those beyond it are
+    /// (`SHARDSWEEP_IDLE_MARGIN`; `0`: all are). The space's resident pages then stay within
+    /// the heap limit plus the margin, while up to the margin idle pages wait for their reuse
+    /// without taking room from the pages in use (and without a page fault when reused).
+    pub idle_margin: usize,
     /// Eager or lazy sweeping.
     pub sweep: SweepMode,
     /// How idle pages are purged (purge.rs). Default `dontneed`: dropped from the RSS and the
@@ -273,6 +288,7 @@ impl SpaceSettings {
             sweep,
             count: read(&mut e, "SHARDSWEEP_COUNT", Count::Resident, Count::parse),
             idle_cap: read(&mut e, "SHARDSWEEP_IDLE_CAP", None, parse_idle_cap),
+            idle_margin: read(&mut e, "SHARDSWEEP_IDLE_MARGIN", 0, parse_idle_margin),
             advice: read(&mut e, "SHARDSWEEP_ADVICE", Advice::DontNeed, Advice::parse),
             purge: read(
                 &mut e,
@@ -329,6 +345,9 @@ impl SpaceSettings {
         if let (Some(cap), Count::Resident) = (s.idle_cap, s.count) {
             e.push(format!("SHARDSWEEP_IDLE_CAP={cap}: caps uncounted idle pages, with SHARDSWEEP_COUNT=in-use only; valid values with SHARDSWEEP_COUNT=resident: off"));
         }
+        if s.idle_margin > 0 && s.count == Count::InUse {
+            e.push(format!("SHARDSWEEP_IDLE_MARGIN={}: leaves idle pages uncounted up to a margin, with SHARDSWEEP_COUNT=resident only; valid values with SHARDSWEEP_COUNT=in-use: 0", s.idle_margin));
+        }
         if s.holes > 0 && s.sweep == SweepMode::Lazy {
             e.push(format!("SHARDSWEEP_HOLES={}: lends holes with eager sweeping only; valid values with SHARDSWEEP_SWEEP=lazy: 0", s.holes));
         }
@@ -360,10 +379,11 @@ impl SpaceSettings {
 }
 
 /// The space's run-time variables (`SpaceSettings::from_env`, `report.rs`, `global.rs`).
-pub const VARIABLES: [&str; 20] = [
+pub const VARIABLES: [&str; 21] = [
     "SHARDSWEEP_ACCOUNTING",
     "SHARDSWEEP_COUNT",
     "SHARDSWEEP_IDLE_CAP",
+    "SHARDSWEEP_IDLE_MARGIN",
     "SHARDSWEEP_SWEEP",
     "SHARDSWEEP_ADVICE",
     "SHARDSWEEP_PURGE",

@@ -44,7 +44,7 @@ fn describe_settings(s: &SpaceSettings) -> String {
     use shardsweep::{Accounting, Advice, ReuseOrder};
     let b = |v: bool| if v { "1" } else { "0" };
     format!(
-        "SHARDSWEEP_BLOCK_KIB={} SHARDSWEEP_MAX_OBJECT_BYTES={} SHARDSWEEP_ACCOUNTING={} SHARDSWEEP_COUNT={} SHARDSWEEP_IDLE_CAP={} SHARDSWEEP_SWEEP={} SHARDSWEEP_ADVICE={} SHARDSWEEP_PURGE={} \
+        "SHARDSWEEP_BLOCK_KIB={} SHARDSWEEP_MAX_OBJECT_BYTES={} SHARDSWEEP_ACCOUNTING={} SHARDSWEEP_COUNT={} SHARDSWEEP_IDLE_CAP={} SHARDSWEEP_IDLE_MARGIN={} SHARDSWEEP_SWEEP={} SHARDSWEEP_ADVICE={} SHARDSWEEP_PURGE={} \
          SHARDSWEEP_DECAY={} SHARDSWEEP_ABANDON_IDLE={} SHARDSWEEP_ABANDON_ALL={} SHARDSWEEP_CHECK_ACCOUNTING={} \
          SHARDSWEEP_CHECK_RECLAIM={} SHARDSWEEP_ZERO={} SHARDSWEEP_REUSE={} SHARDSWEEP_HOLES={} SHARDSWEEP_SPILL={} SHARDSWEEP_ADOPT={}",
         shardsweep::BLOCK_BYTES / 1024,
@@ -52,6 +52,7 @@ fn describe_settings(s: &SpaceSettings) -> String {
         match s.accounting { Accounting::Page => "page", Accounting::Block => "block" },
         match s.count { Count::Resident => "resident", Count::InUse => "in-use" },
         s.idle_cap.map_or("off".to_string(), |c| c.to_string()),
+        s.idle_margin,
         match s.sweep { SweepMode::Eager => "eager", SweepMode::Lazy => "lazy" },
         match s.advice { Advice::DontNeed => "dontneed", Advice::Free => "free", Advice::Keep => "keep" },
         match s.purge { super::purge::Purge::Gc => "gc", super::purge::Purge::Now => "now", super::purge::Purge::Pressure => "pressure" },
@@ -95,6 +96,10 @@ pub struct ShardSweepSpace<VM: VMBinding> {
     xmay_drop: AtomicBool,
     /// One pressure drop at a time.
     pressure_lock: Mutex<()>,
+    /// The core's resident pages (in use, idle, and kept empty blocks), as it notes them
+    /// (`PageBudget::note_resident`): the count under `SHARDSWEEP_IDLE_MARGIN`, checked against
+    /// the blocks by the accounting check under every count.
+    xresident: AtomicUsize,
     /// Peak of the resident pages counted (reported at exit with `SHARDSWEEP_REPORT_PEAK=1`).
     xpeak: AtomicUsize,
     /// Every mutator's core heap (`*mut Heap` as `usize`), for lazy-sweep packets and checks.
@@ -165,6 +170,7 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
             kept: Mutex::new(Vec::new()),
             xmay_drop: AtomicBool::new(false),
             pressure_lock: Mutex::new(()),
+            xresident: AtomicUsize::new(0),
             xpeak: AtomicUsize::new(0),
             heaps: Mutex::new(Vec::new()),
             xheap_count: AtomicUsize::new(0),
@@ -296,9 +302,49 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
         }
     }
 
-    /// Pages of the space that may be resident (counted by the GC trigger): in use or idle.
+    /// The pages of the space the GC trigger counts: those that may be resident (in use or
+    /// idle) under `SHARDSWEEP_COUNT=resident`; those in use under `in-use`; with an idle margin,
+    /// those in use plus the idle ones beyond the margin.
     pub fn charged_pages(&self) -> usize {
-        self.pages.charged()
+        let core = self.pages.charged();
+        match self.idle_margin_pages() {
+            None => core,
+            Some(margin) => core + self.idle_pages(core).saturating_sub(margin),
+        }
+    }
+
+    /// The idle margin in pages (`SHARDSWEEP_IDLE_MARGIN` percent of the current heap size),
+    /// `None` without one (the core's count is the trigger's).
+    pub(super) fn idle_margin_pages(&self) -> Option<usize> {
+        match self.settings.idle_margin {
+            0 => None,
+            percent => Some(self.get_gc_trigger().policy.get_current_heap_size_in_pages() * percent / 100),
+        }
+    }
+
+    /// The resident pages not in use (idle, and kept empty blocks'), given the pages in use
+    /// (the core's count when it counts pages in use). Read apart from the count, so an
+    /// estimate while mutators run (a page just noted resident and not yet charged shows
+    /// as idle for that while); exact with the world stopped.
+    pub(super) fn idle_pages(&self, in_use: usize) -> usize {
+        // Relaxed: a count read for the trigger's estimate, ordering nothing else.
+        self.xresident.load(Ordering::Relaxed).saturating_sub(in_use)
+    }
+
+    /// The core's resident pages as noted (`xresident`).
+    pub(super) fn resident_pages(&self) -> usize {
+        // Relaxed: as in `idle_pages`.
+        self.xresident.load(Ordering::Relaxed)
+    }
+
+    /// Whether idle pages take room in the heap now (so dropping some makes room): always when
+    /// the count is of resident pages, never when it is of pages in use, and with a margin when
+    /// there are more than the margin.
+    pub(super) fn idle_takes_room(&self) -> bool {
+        match self.idle_margin_pages() {
+            None => self.counts_idle(),
+            Some(margin) => self.idle_pages(self.pages.charged()) > margin,
+        }
     }
 
     /// The runtime settings.

@@ -226,6 +226,23 @@ def judge_idle_cap(name, out, percent, heap_mib):
     return True, f"{name}: idle pages after {len(idle)} GCs at most {max(idle)} (cap {cap})"
 
 
+def judge_idle_margin(name, out):
+    """The accounting check's lines of a run with SHARDSWEEP_IDLE_MARGIN (the check asserts that
+    the count is the pages in use plus the idle ones beyond the margin, and that the resident
+    pages noted are the blocks'): every GC checked, the count never below the pages in use, and
+    some GC's end left idle pages that the margin does not count."""
+    rows = [(int(c), int(u), int(i)) for c, u, i in re.findall(
+        r"^shardsweep-check accounting gc=\d+ ok used_pages=\d+ resident=(\d+) in_use=(\d+) idle=(\d+) ", out, re.M)]
+    if not rows:
+        return False, f"{name}: no accounting check line"
+    if any(c < u for c, u, _ in rows):
+        return False, f"{name}: a count below the pages in use"
+    uncounted = max(u + i - c for c, u, i in rows)
+    if uncounted == 0:
+        return False, f"{name}: no GC left an idle page uncounted"
+    return True, f"{name}: {len(rows)} GCs checked; at most {uncounted} idle pages uncounted after one"
+
+
 def judge_invalid(var_value, msg, rc, err):
     """An invalid setting: exit 2, one line on stderr naming the setting and the valid values."""
     ok = (rc == 2 and sum(1 for l in err.splitlines() if l) == 1
@@ -448,6 +465,18 @@ def main(argv=None):
         if r is not None:
             S.verdict(judge_idle_cap(name, r.out, env["SHARDSWEEP_IDLE_CAP"], 16), r.out)
 
+    print("== an idle margin (SHARDSWEEP_IDLE_MARGIN, with count=resident): the accounting check asserts")
+    print("   at every GC's end that the count is the pages in use plus the idle pages beyond the margin")
+    for name, env, w in [
+            ("ss64k idle-margin=12 t8 lusearch", {"SHARDSWEEP_IDLE_MARGIN": 12}, "lusearch"),
+            ("ss64k idle-margin=25 lazy t8 fragger", {"SHARDSWEEP_IDLE_MARGIN": 25, "SHARDSWEEP_SWEEP": "lazy"},
+             "fragger"),
+            ("ss64k idle-margin=12 block purge=pressure t8 lusearch", {"SHARDSWEEP_IDLE_MARGIN": 12,
+             "SHARDSWEEP_ACCOUNTING": "block", "SHARDSWEEP_PURGE": "pressure"}, "lusearch")]:
+        r = S.run(name, [ss64, *small(8, 16, w, "--verify")], env)
+        if r is not None:
+            S.verdict(judge_idle_margin(name, r.out), r.out)
+
     print("== documented defaults are the code's (scripts/check-doc-defaults.py)")
     r = S.execute([sys.executable, ROOT / "scripts" / "check-doc-defaults.py", ss64])
     lines = r.out.splitlines()
@@ -637,6 +666,7 @@ def main(argv=None):
             ("SHARDSWEEP_ADOPT=page", "valid values are block, lease, headroom"),
             ("SHARDSWEEP_IDLE_CAP=101", "valid values are off, or 0 to 100 (percent of the heap)"),
             ("SHARDSWEEP_IDLE_CAP=12", "valid values with SHARDSWEEP_COUNT=resident: off"),
+            ("SHARDSWEEP_IDLE_MARGIN=101", "valid values are 0 to 100 (percent of the heap)"),
             # Build-time settings at run time (ss64's build: 64 KiB blocks, the block's largest
             # object): another value than the build's is refused, naming the build's.
             ("SHARDSWEEP_BLOCK_KIB=4", "this build has 64 KiB blocks (valid at run time: 64, or unset)"),

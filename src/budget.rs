@@ -42,6 +42,13 @@ pub trait PageBudget: Sync {
     fn counts_idle(&self) -> bool {
         true
     }
+    /// The core's resident pages changed by `delta`: pages it is about to touch for the first
+    /// time (before the [`PageBudget::try_charge`] that covers them, and taken back with a
+    /// negative `delta` if that charge is refused), or pages dropped from memory. A budget that
+    /// counts pages in use can so also know the resident pages (in use + idle); one that counts
+    /// resident pages has them as its count already. Called on slow paths, sweeps and drops,
+    /// never on the fast path; must not block or call back into the core. Default: ignored.
+    fn note_resident(&self, _delta: isize) {}
     /// How much room is left before the budget vetoes (a garbage collector: its GC trigger),
     /// and among how many (heap, size class) pairs; `None` (the default) when unknown or unlimited. Read by the
     /// slow path under `Adopt::Headroom` once per adoption: must be cheap, must not block.

@@ -41,6 +41,20 @@ impl<'a> Charging<'a> {
         self.pages += pages;
         Ok(())
     }
+    /// [`Charging::charge`] for `pages` of which `fresh` are not resident yet: the budget is
+    /// told of the fresh pages first ([`crate::PageBudget::note_resident`]), so that a trigger
+    /// polled by the charge sees them, and told again if it refuses.
+    #[inline]
+    pub fn charge_fresh(&mut self, pages: usize, fresh: usize) -> Result<(), NoCell> {
+        if fresh > 0 {
+            self.budget.note_resident(fresh as isize);
+        }
+        let r = self.charge(pages);
+        if r.is_err() && fresh > 0 {
+            self.budget.note_resident(-(fresh as isize));
+        }
+        r
+    }
     /// The pages charged so far.
     pub fn pages(&self) -> usize {
         self.pages

@@ -2,15 +2,25 @@
 //! pages of every block's `charged` set; idle pages stay resident, uncounted, and are reused (and
 //! charged again) before fresh pages are touched; dropping idle pages or a retired block changes
 //! nothing in the count. The OS stand-in keeps released pages resident, as a deferred purge does.
+//! The budget also follows the resident pages through `PageBudget::note_resident`, and every
+//! test checks that this follows the blocks' `resident` sets exactly.
 
 mod common;
 
 use common::{gc_settings, resident_and_charged as walk, HeapSource, KeepingOs};
 use shardsweep::*;
 use std::collections::HashSet;
+use std::sync::atomic::{AtomicIsize, Ordering};
 
-/// Counts pages in use, with an optional limit.
-struct InUse(CountingBudget);
+/// Counts pages in use, with an optional limit, and follows the resident pages.
+struct InUse(CountingBudget, AtomicIsize);
+
+impl InUse {
+    /// The resident pages as `note_resident` told them.
+    fn resident(&self) -> usize {
+        usize::try_from(self.1.load(Ordering::Relaxed)).expect("never below zero")
+    }
+}
 
 impl PageBudget for InUse {
     fn try_charge(&self, pages: usize) -> bool {
@@ -25,6 +35,9 @@ impl PageBudget for InUse {
     fn counts_idle(&self) -> bool {
         false
     }
+    fn note_resident(&self, delta: isize) {
+        self.1.fetch_add(delta, Ordering::Relaxed);
+    }
 }
 
 struct Fx {
@@ -35,7 +48,7 @@ struct Fx {
 
 fn fixture(limit: usize, keep_retired: bool) -> Fx {
     let source: &'static HeapSource = Box::leak(Box::new(HeapSource::new(1000)));
-    let budget: &'static InUse = Box::leak(Box::new(InUse(CountingBudget::new(limit))));
+    let budget: &'static InUse = Box::leak(Box::new(InUse(CountingBudget::new(limit), AtomicIsize::new(0))));
     let os: &'static KeepingOs = Box::leak(Box::new(KeepingOs {
         keep_retired,
         ..Default::default()
@@ -62,6 +75,7 @@ fn the_count_is_the_pages_in_use_and_idle_pages_are_reused_uncounted() {
         charged < resident,
         "idle pages stay resident ({charged} in use of {resident})"
     );
+    assert_eq!(fx.budget.resident(), resident, "the resident pages noted");
     // Allocating again lists cells on the idle pages: each is charged again as it comes into
     // use, and no page beyond the resident ones is touched until they are used up.
     let idle = resident - charged;
@@ -79,6 +93,7 @@ fn the_count_is_the_pages_in_use_and_idle_pages_are_reused_uncounted() {
     );
     assert!(resident2 > resident, "then a fresh page");
     assert_eq!(fx.budget.charged(), charged2);
+    assert_eq!(fx.budget.resident(), resident2, "fresh pages noted, reused idle ones not");
 }
 
 #[test]
@@ -90,6 +105,7 @@ fn dropping_idle_pages_leaves_the_count() {
     let dropped = fx.shared.drop_abandoned_idle(usize::MAX);
     assert_eq!(dropped, resident - charged, "every idle page is dropped");
     assert_eq!(fx.budget.charged(), charged, "they were not counted");
+    assert_eq!(fx.budget.resident(), charged, "but they left the resident pages");
     assert_eq!(walk(&Heap::new_boxed(fx.shared), fx.shared), (charged, charged));
     assert!(!fx.os.dropped.lock().unwrap().is_empty());
 }
@@ -110,6 +126,7 @@ fn dropping_idle_pages_up_to_a_limit_stops_block_by_block() {
     assert_eq!(fx.shared.drop_abandoned_idle(0), 0);
     assert_eq!(fx.shared.drop_abandoned_idle(usize::MAX), idle - first);
     assert_eq!(fx.budget.charged(), charged);
+    assert_eq!(fx.budget.resident(), charged);
 }
 
 #[test]
@@ -126,6 +143,8 @@ fn an_emptied_block_leaves_the_count_and_a_new_header_on_it_comes_back_into_it()
     // SAFETY: the retired block is unused; the test source hands it out again.
     let full = unsafe { Block::retired_resident(b) }.count();
     assert!(full > 1, "the retired block's pages stay resident");
+    let before = fx.budget.resident();
+    assert!(before >= full, "the retired blocks' pages are noted resident");
     let mut charging = Charging::new(fx.budget);
     // SAFETY: as above.
     let nb = unsafe { Block::init(b as *mut u8, bin_of(128), false, Accounting::Page, &mut charging) }
@@ -139,9 +158,11 @@ fn an_emptied_block_leaves_the_count_and_a_new_header_on_it_comes_back_into_it()
         assert_eq!(fx.budget.charged(), (*nb).charged().count());
         Block::retire(nb, fx.budget);
         assert_eq!(fx.budget.charged(), 0);
+        assert_eq!(fx.budget.resident(), before, "a new header on resident pages makes none resident");
         assert_eq!(Block::drop_retired(nb, fx.budget, fx.os), full, "pages dropped");
     }
     assert_eq!(fx.budget.charged(), 0, "dropping uncharges nothing more");
+    assert_eq!(fx.budget.resident(), before - full, "but its pages leave the resident ones");
 }
 
 #[test]
@@ -171,4 +192,5 @@ fn a_limit_bounds_the_pages_in_use_not_the_idle_ones() {
     assert_eq!(fx.budget.charged(), in_use);
     assert!(in_use <= limit && in_use + 2 >= limit, "in use {in_use}, limit {limit}");
     assert!(resident > limit, "resident {resident}: the idle pages are not counted");
+    assert_eq!(fx.budget.resident(), resident, "refused charges noted back");
 }

@@ -41,7 +41,7 @@ impl<VM: VMBinding> PageBudget for ShardSweepSpace<VM> {
         let counted = self.pages.try_charge(pages);
         debug_assert!(counted);
         // Relaxed: a statistic (peak resident pages, reported at exit).
-        self.xpeak.fetch_max(self.pages.charged(), Ordering::Relaxed);
+        self.xpeak.fetch_max(self.charged_pages(), Ordering::Relaxed);
         let may_poll = may_poll(self);
         // Room first from idle pages nobody uses, then a GC. (Relaxed: a hint, see
         // `drop_idle_under_pressure`; the heap-full test is the trigger's own.)
@@ -72,8 +72,22 @@ impl<VM: VMBinding> PageBudget for ShardSweepSpace<VM> {
         self.pages.uncharge(pages);
     }
 
+    /// The core counts resident pages under `SHARDSWEEP_COUNT=resident` without an idle margin;
+    /// with a margin it counts pages in use, and the space adds the idle pages beyond the
+    /// margin (`charged_pages`) from the resident pages it notes.
     fn counts_idle(&self) -> bool {
-        self.settings.count == Count::Resident
+        self.settings.count == Count::Resident && self.settings.idle_margin == 0
+    }
+
+    fn note_resident(&self, delta: isize) {
+        // Relaxed: a count, read by the trigger as an estimate and checked with the world
+        // stopped (the stop orders it).
+        if delta >= 0 {
+            self.xresident.fetch_add(delta as usize, Ordering::Relaxed);
+        } else {
+            let old = self.xresident.fetch_sub(delta.unsigned_abs(), Ordering::Relaxed);
+            debug_assert!(old >= delta.unsigned_abs(), "{old} resident pages, {delta} noted");
+        }
     }
 
     fn charged(&self) -> usize {

@@ -7,6 +7,8 @@
 //!   equals the sum of `resident().count()` over every block of every heap and of the abandoned
 //!   stacks (walked) plus the kept empty blocks (with `SHARDSWEEP_COUNT=in-use`: the sum of
 //!   `charged().count()`, and the kernel's count is at most the blocks' resident pages instead);
+//!   with `SHARDSWEEP_IDLE_MARGIN`, the pages in use plus the idle ones beyond the margin; under
+//!   every count the resident pages the space notes are the blocks' resident pages;
 //!   those blocks are exactly the live block headers
 //!   found in the space's chunks (none leaked, none lost) and exactly the blocks the page
 //!   resource has committed (plus spares and kept blocks); under block accounting every block is
@@ -114,12 +116,25 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
         // (`SHARDSWEEP_COUNT=in-use`) it is the pages in use, and the idle ones stay resident
         // uncounted. Either way the kernel's resident pages are at most the blocks' resident
         // pages (none leaked): under the resident count, at most what the space reports.
+        // With an idle margin (`SHARDSWEEP_IDLE_MARGIN`) the core counts pages in use and the
+        // trigger's count adds the idle pages beyond the margin, from the resident pages noted.
         let counts_idle = self.counts_idle();
-        if counts_idle && resident_sum != charged {
-            errs.push(format!("the space counts {charged} resident pages but the blocks hold {resident_sum} ({kept_pages} in kept blocks)"));
+        let core = self.pages.charged();
+        let noted = self.resident_pages();
+        if noted != resident_sum {
+            errs.push(format!("the space notes {noted} resident pages but the blocks hold {resident_sum} ({kept_pages} in kept blocks)"));
         }
-        if !counts_idle && in_use != charged {
-            errs.push(format!("the space counts {charged} pages in use but the blocks have {in_use} charged"));
+        if counts_idle && resident_sum != core {
+            errs.push(format!("the space counts {core} resident pages but the blocks hold {resident_sum} ({kept_pages} in kept blocks)"));
+        }
+        if !counts_idle && in_use != core {
+            errs.push(format!("the space counts {core} pages in use but the blocks have {in_use} charged"));
+        }
+        if let Some(margin) = self.idle_margin_pages() {
+            let beyond = resident_sum.saturating_sub(in_use).saturating_sub(margin);
+            if charged != in_use + beyond {
+                errs.push(format!("the space counts {charged} pages, not the {in_use} in use plus the {beyond} idle beyond the margin of {margin}"));
+            }
         }
         if os_resident > resident_sum {
             // Name a few pages the kernel holds that no block counts.
@@ -228,8 +243,8 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
             ));
         }
         // The GC's end left at most the room `trim_idle_after_gc` keeps: counting resident pages,
-        // the free room less an eighth of the heap (none when less than a quarter is free);
-        // counting pages in use, the cap. None after a user-requested or emergency collection.
+        // the free room less an eighth of the heap (none when less than a quarter is free), plus
+        // the idle margin if any; counting pages in use, the cap. None after a user-requested or emergency collection.
         // (`SHARDSWEEP_PURGE=now` does not trim: its sweeps drop idle pages as they go, so it
         // keeps less.)
         let idle = resident_sum.saturating_sub(in_use);
@@ -242,8 +257,8 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
             }
         }
         let whole = blocks.len() + if counts_idle { kept.len() } else { 0 };
-        if self.settings().accounting == Accounting::Block && charged != whole * Block::PAGES {
-            errs.push(format!("block accounting: {charged} pages counted for {whole} whole blocks"));
+        if self.settings().accounting == Accounting::Block && core != whole * Block::PAGES {
+            errs.push(format!("block accounting: {core} pages counted for {whole} whole blocks"));
         }
         if errs.is_empty() {
             Ok(format!(

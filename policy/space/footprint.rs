@@ -197,7 +197,11 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
              free_abandoned={free_abandoned} mutators={} mutator_pages_mean={:.1} mutator_pages_max={mutator_pages_max} \
              free_by_class={} filling_by_class={} unlisted_by_class={} charged_by_class={} holes_small={} \
              lent={} lent_runs={} lent_unused={lent_unused} leased={leased} los_pages={}",
-            if self.counts_idle() { "resident" } else { "in-use" },
+            match (self.counts_idle(), self.idle_margin_pages()) {
+                (_, Some(_)) => "resident-margin",
+                (true, None) => "resident",
+                (false, None) => "in-use",
+            },
             fields(&total),
             heaps.len(),
             mutator_pages_sum as f64 / n as f64,
@@ -214,10 +218,11 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
             lent.runs,
             self.los_pages_field(),
         );
-        let counted = if self.counts_idle() {
-            total.total() / PAGE_BYTES + kept_pages
-        } else {
-            (total.total() - total.idle) / PAGE_BYTES
+        let in_use = (total.total() - total.idle) / PAGE_BYTES;
+        let counted = match self.idle_margin_pages() {
+            Some(margin) => in_use + (total.idle / PAGE_BYTES + kept_pages).saturating_sub(margin),
+            None if self.counts_idle() => total.total() / PAGE_BYTES + kept_pages,
+            None => in_use,
         };
         debug_assert_eq!(
             counted + meta_pages,

@@ -17,7 +17,7 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
     /// blocks. Mutator threads only, outside GC; one at a time (others go on to the poll).
     /// Returns the pages dropped.
     pub(super) fn drop_idle_under_pressure(&self) -> usize {
-        if !self.counts_idle() {
+        if !self.idle_takes_room() {
             return 0; // dropping uncounted pages makes no room
         }
         let Ok(_one) = self.pressure_lock.try_lock() else { return 0 };
@@ -58,7 +58,9 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
     /// (`bindings/openjdk/results/mmtk-0.33/idle-room/`). Counting pages
     /// in use (`SHARDSWEEP_COUNT=in-use`) idle pages take no room in the heap: the room is
     /// `SHARDSWEEP_IDLE_CAP` percent of the heap size (with `off`, all stay until the purge).
-    /// Either way none after a user-requested or emergency collection.
+    /// With an idle margin (`SHARDSWEEP_IDLE_MARGIN`) the room is the margin plus the resident
+    /// count's room: the idle pages the margin leaves uncounted stay, and the rule above holds
+    /// for those it counts. Either way none after a user-requested or emergency collection.
     pub(super) fn trim_idle_after_gc(&self) -> usize {
         if self.idle_room(0).is_none() {
             return 0;
@@ -132,7 +134,8 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
     /// in use (`trim_idle_after_gc`'s rule; the accounting check asserts it held), or `None`
     /// when nothing is trimmed (counting pages in use without a cap).
     pub(super) fn idle_room(&self, in_use: usize) -> Option<usize> {
-        let counts_idle = self.counts_idle();
+        let margin = self.idle_margin_pages();
+        let counts_idle = self.counts_idle() || margin.is_some();
         let cap = self.settings.idle_cap;
         if !counts_idle && cap.is_none() {
             return None;
@@ -150,9 +153,9 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
         } else if let (false, Some(percent)) = (counts_idle, cap) {
             heap * percent / 100
         } else if free < heap / 4 {
-            0
+            margin.unwrap_or(0)
         } else {
-            free - heap / 8
+            margin.unwrap_or(0) + free - heap / 8
         })
     }
 

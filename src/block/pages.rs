@@ -99,12 +99,9 @@ impl Block {
         };
         // Counting resident pages, inherited pages are counted already; counting pages in use,
         // the header page (every page, under block accounting) comes into use now.
-        let new = if charging.budget().counts_idle() {
-            charged.minus(inherited)
-        } else {
-            charged
-        };
-        charging.charge(new.count())?;
+        let fresh = charged.minus(inherited);
+        let new = if charging.budget().counts_idle() { fresh } else { charged };
+        charging.charge_fresh(new.count(), fresh.count())?;
         let cell_size = bin_bytes(bin);
         crate::steps::add(crate::bounds::INIT_STEPS);
         let block = start as *mut Block;
@@ -202,12 +199,13 @@ impl Block {
         );
         // Counting resident pages, an idle page is counted already; counting pages in use, it
         // comes into use now (a neighbour's extension may have charged a shared page).
+        let fresh = overlap.minus(self.resident);
         let new = if charging.budget().counts_idle() {
-            overlap.minus(self.resident)
+            fresh
         } else {
             overlap.minus(self.charged)
         };
-        charging.charge(new.count())?;
+        charging.charge_fresh(new.count(), fresh.count())?;
         self.resident = self.resident.union(overlap);
         self.charged = self.charged.union(overlap);
         if zero && !self.dirty.intersect(overlap).is_empty() {

@@ -46,6 +46,7 @@ impl Block {
         if budget.counts_idle() {
             budget.uncharge(idle.count());
         }
+        budget.note_resident(-(idle.count() as isize));
         debug_assert!(self.is_valid());
         idle.count()
     }
@@ -118,6 +119,7 @@ impl Block {
         if budget.counts_idle() {
             budget.uncharge(resident.count());
         }
+        budget.note_resident(-(resident.count() as isize));
         resident.count()
     }
 }

@@ -478,6 +478,7 @@ impl Block {
             self.resident = self.resident.minus(pages);
             self.dirty = self.dirty.minus(pages);
             budget.uncharge(pages.count());
+            budget.note_resident(-(pages.count() as isize));
         } else if !budget.counts_idle() {
             // Idle: resident, and no longer in use.
             budget.uncharge(pages.count());
