@@ -108,14 +108,16 @@ impl DeferredPurge {
     /// (`DropBatch`: one `process_madvise` per 1024 ranges where the kernel allows it, instead
     /// of a `madvise`, and its TLB shootdown, per run of idle pages); until then nothing reads
     /// or reuses them (the world is stopped).
-    pub(super) fn purge(&self, budget: &dyn PageBudget) -> usize {
+    /// `limit`: at most about that many pages are dropped (block by block; `usize::MAX`: all),
+    /// the others stay queued for the next purge.
+    pub(super) fn purge(&self, budget: &dyn PageBudget, limit: usize) -> usize {
         let batch = DropBatch::new(self.os.advice);
-        let dropped = self.purge_into(budget, &batch);
+        let dropped = self.purge_into(budget, &batch, limit);
         batch.flush();
         dropped
     }
 
-    fn purge_into(&self, budget: &dyn PageBudget, batch: &DropBatch) -> usize {
+    fn purge_into(&self, budget: &dyn PageBudget, batch: &DropBatch, limit: usize) -> usize {
         let now = {
             let mut n = self.purges.lock().unwrap();
             *n += 1;
@@ -140,7 +142,26 @@ impl DeferredPurge {
             self.pending.lock().unwrap().clear();
             return dropped;
         }
-        let pending = std::mem::take(&mut *self.pending.lock().unwrap());
+        let mut pending = std::mem::take(&mut *self.pending.lock().unwrap());
+        if limit < usize::MAX {
+            // Only part goes, block by block; the rest stays queued (a block reused since is
+            // skipped then, as now).
+            let (mut now, mut later) = (HashMap::new(), HashMap::new());
+            let mut planned = 0;
+            for (block, pages) in pending.drain() {
+                if planned >= limit {
+                    later.insert(block, pages);
+                    continue;
+                }
+                // SAFETY: stop-the-world (see above); not forgotten since.
+                if let Some((_, idle)) = unsafe { Self::idle_in(block, pages) } {
+                    planned += idle.count();
+                }
+                now.insert(block, pages);
+            }
+            self.pending.lock().unwrap().extend(later);
+            pending = now;
+        }
         for (&block, &pages) in pending.iter() {
             // SAFETY: stop-the-world (see above); not forgotten since.
             let Some((block, idle)) = (unsafe { Self::idle_in(block, pages) }) else { continue };

@@ -14,11 +14,61 @@
 //!   summed over its mutators): mutators <x>, blocks not full <x>, charged KiB <x>`.
 //!   The per-GC sums are what compare across bindings: a JVM has helper threads (reference
 //!   handler, finalizer, ...) that hold nothing and dilute the per-mutator means.
+//! * `SHARDSWEEP_REPORT_DROPS=1`: the pages the space dropped from memory, by the path that
+//!   dropped them (each such page the mutators use again costs a page fault):
+//!   `shardsweep: dropped pages: purge <n> kept <n> trim <n> pressure <n> los <n>` — the idle
+//!   pages purged at a GC's prepare, the kept empty blocks dropped then, the idle pages trimmed
+//!   at a GC's end, those dropped under pressure, and the large-object space's free pages that
+//!   were resident when its free ranges were dropped.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
 static PEAK: OnceLock<&'static AtomicUsize> = OnceLock::new();
+
+/// The paths that drop pages, in the drops report's order.
+#[derive(Clone, Copy)]
+pub(super) enum DropPath {
+    Purge,
+    Kept,
+    Trim,
+    Pressure,
+    LargeObjects,
+}
+
+const DROP_NAMES: [&str; 5] = ["purge", "kept", "trim", "pressure", "los"];
+static DROPS: [AtomicUsize; 5] = [const { AtomicUsize::new(0) }; 5];
+
+/// Whether `SHARDSWEEP_REPORT_DROPS=1` (read once; registers the exit report).
+pub(super) fn drops_report_enabled() -> bool {
+    static ON: OnceLock<bool> = OnceLock::new();
+    *ON.get_or_init(|| {
+        let on = std::env::var("SHARDSWEEP_REPORT_DROPS").is_ok_and(|v| v.trim() == "1");
+        if on {
+            // SAFETY: `print_drops` is an `extern "C" fn()` that neither unwinds nor calls `exit`.
+            unsafe { libc::atexit(print_drops) };
+        }
+        on
+    })
+}
+
+/// Counts `pages` dropped by `path` (when the report is on).
+pub(super) fn note_drops(path: DropPath, pages: usize) {
+    if pages > 0 && drops_report_enabled() {
+        // Relaxed: a statistic read at exit.
+        DROPS[path as usize].fetch_add(pages, Ordering::Relaxed);
+    }
+}
+
+extern "C" fn print_drops() {
+    let parts: Vec<String> = DROP_NAMES
+        .iter()
+        .zip(DROPS.iter())
+        // Relaxed: read at exit, after the GCs that counted.
+        .map(|(name, n)| format!("{name} {}", n.load(Ordering::Relaxed)))
+        .collect();
+    eprintln!("shardsweep: dropped pages: {}", parts.join(" "));
+}
 
 extern "C" fn print_peak() {
     if let Some(peak) = PEAK.get() {

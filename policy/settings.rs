@@ -17,7 +17,7 @@
 //! | `SHARDSWEEP_ACCOUNTING`        | `page`, `block`            | `page`     |
 //! | `SHARDSWEEP_COUNT`             | `resident`, `in-use`       | `resident` |
 //! | `SHARDSWEEP_IDLE_CAP`          | `off`, `0` to `100` (percent of the heap; with the in-use count only) | `off` |
-//! | `SHARDSWEEP_IDLE_MARGIN`       | `0` to `100` (percent of the heap; with the resident count only) | `0` |
+//! | `SHARDSWEEP_IDLE_MARGIN`       | `0` to `100` (percent of the heap; with the resident count only) | `12` (`0` with `in-use`) |
 //! | `SHARDSWEEP_SWEEP`             | `eager`, `lazy`            | `eager`    |
 //! | `SHARDSWEEP_ADVICE`            | `dontneed`, `free`, `keep` | `dontneed` |
 //! | `SHARDSWEEP_PURGE`             | `gc`, `pressure`, `now`    | `gc`       |
@@ -189,7 +189,7 @@ pub struct SpaceSettings {
     pub idle_cap: Option<usize>,
     /// With `SHARDSWEEP_COUNT=resident`: idle pages (and kept empty blocks) up to this
     /// percentage of the heap size are not counted; those beyond it are
-    /// (`SHARDSWEEP_IDLE_MARGIN`; `0`: all are). The space's resident pages then stay within
+    /// (`SHARDSWEEP_IDLE_MARGIN`, default 12; `0`: all are). The space's resident pages then stay within
     /// the heap limit plus the margin, while up to the margin idle pages wait for their reuse
     /// without taking room from the pages in use (and without a page fault when reused).
     pub idle_margin: usize,
@@ -278,6 +278,7 @@ impl SpaceSettings {
             SweepMode::Eager,
             SweepMode::parse,
         );
+        let count = read(&mut e, "SHARDSWEEP_COUNT", Count::Resident, Count::parse);
         let s = SpaceSettings {
             accounting: read(
                 &mut e,
@@ -286,9 +287,10 @@ impl SpaceSettings {
                 Accounting::parse,
             ),
             sweep,
-            count: read(&mut e, "SHARDSWEEP_COUNT", Count::Resident, Count::parse),
+            count,
             idle_cap: read(&mut e, "SHARDSWEEP_IDLE_CAP", None, parse_idle_cap),
-            idle_margin: read(&mut e, "SHARDSWEEP_IDLE_MARGIN", 0, parse_idle_margin),
+            // The margin applies to the resident count: its default is 0 under `in-use`.
+            idle_margin: read(&mut e, "SHARDSWEEP_IDLE_MARGIN", if count == Count::Resident { 12 } else { 0 }, parse_idle_margin),
             advice: read(&mut e, "SHARDSWEEP_ADVICE", Advice::DontNeed, Advice::parse),
             purge: read(
                 &mut e,
@@ -407,7 +409,8 @@ pub const VARIABLES: [&str; 21] = [
 /// in its environment: the build-time settings (checked against the build above), the standalone
 /// allocator's, those the project's scripts read, and the JIT fast path's switch (read by the
 /// binding's C++, `bindings/openjdk/`). Any other `SHARDSWEEP_*` name is refused.
-pub const OTHER_VARIABLES: [&str; 13] = [
+pub const OTHER_VARIABLES: [&str; 14] = [
+    "SHARDSWEEP_REPORT_DROPS",
     "SHARDSWEEP_BLOCK_KIB",
     "SHARDSWEEP_MAX_OBJECT_BYTES",
     "SHARDSWEEP_PURGE_DELAY_MS",

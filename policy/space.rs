@@ -219,6 +219,8 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
                 sweep::poison_freed_cells();
             }
             super::report::register_peak_report(&self.xpeak);
+            // Registers the drops report now, so that it prints even if nothing is dropped.
+            super::report::drops_report_enabled();
             let settings = Settings {
                 accounting: self.settings.accounting,
                 // The space zeroes cells unless the binding initialises what it allocates.
@@ -413,9 +415,18 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
         // Pages given back since the last GC and still idle are purged now (before any packet
         // of this GC can sweep or allocate), and so are the kept empty blocks (purge.rs).
         if let Some(q) = self.purge.get() {
-            q.purge(&*self);
-            if self.settings.purge == super::purge::Purge::Gc {
-                self.purge_kept();
+            // With an idle margin, only the idle pages beyond it go (they are the ones counted);
+            // those within it wait, uncounted, for their reuse without a page fault.
+            let mut excess = match self.idle_margin_pages() {
+                Some(margin) => self.idle_pages(self.pages.charged()).saturating_sub(margin),
+                _ => usize::MAX,
+            };
+            let purged = q.purge(&*self, excess);
+            excess = excess.saturating_sub(purged);
+            super::report::note_drops(super::report::DropPath::Purge, purged);
+            if self.settings.purge == super::purge::Purge::Gc && excess > 0 {
+                let kept = self.purge_kept(excess);
+                super::report::note_drops(super::report::DropPath::Kept, kept);
             }
         }
         // Lazy sweeping: every block must be swept before marking (the sweep reads and clears
@@ -458,7 +469,8 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
         self.xmay_drop.store(true, Ordering::Relaxed);
         self.sweep_unreleased();
         if self.settings.purge != super::purge::Purge::Now {
-            self.trim_idle_after_gc();
+            let trimmed = self.trim_idle_after_gc();
+            super::report::note_drops(super::report::DropPath::Trim, trimmed);
         }
         // After the large-object space's sweep (the plan's `release`); before the checks, which
         // look at what it left resident.

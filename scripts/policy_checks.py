@@ -243,6 +243,19 @@ def judge_idle_margin(name, out):
     return True, f"{name}: {len(rows)} GCs checked; at most {uncounted} idle pages uncounted after one"
 
 
+def judge_drops_report(name, run):
+    """SHARDSWEEP_REPORT_DROPS=1: exactly one line at exit naming the five paths, some page
+    dropped (fragger frees most of what it allocates: the purge drops idle pages at every GC)."""
+    lines = re.findall(r"^shardsweep: dropped pages: purge (\d+) kept (\d+) trim (\d+) pressure (\d+) los (\d+)$",
+                       run.out, re.M)
+    if run.rc != 0 or len(lines) != 1:
+        return False, f"{name}: rc={run.rc}, {len(lines)} drops report lines (want 1)"
+    total = sum(int(x) for x in lines[0])
+    if total == 0:
+        return False, f"{name}: no page dropped"
+    return True, f"{name}: dropped pages " + " ".join(f"{k} {v}" for k, v in zip(("purge", "kept", "trim", "pressure", "los"), lines[0]))
+
+
 def judge_invalid(var_value, msg, rc, err):
     """An invalid setting: exit 2, one line on stderr naming the setting and the valid values."""
     ok = (rc == 2 and sum(1 for l in err.splitlines() if l) == 1
@@ -476,6 +489,11 @@ def main(argv=None):
         r = S.run(name, [ss64, *small(8, 16, w, "--verify")], env)
         if r is not None:
             S.verdict(judge_idle_margin(name, r.out), r.out)
+
+    print("== the drops report (SHARDSWEEP_REPORT_DROPS=1): one line at exit, the pages dropped by path")
+    for name, env in [("ss64k default t8 fragger", {}), ("ss64k idle-margin=25 t8 fragger", {"SHARDSWEEP_IDLE_MARGIN": 25})]:
+        r = S.execute([ss64, *small(8, 16, "fragger")], {"SHARDSWEEP_REPORT_DROPS": 1, **env}, timeout=120)
+        S.verdict(judge_drops_report(name, r), r.out)
 
     print("== documented defaults are the code's (scripts/check-doc-defaults.py)")
     r = S.execute([sys.executable, ROOT / "scripts" / "check-doc-defaults.py", ss64])

@@ -108,7 +108,8 @@ def judge_large_objects(run, lines, page_bytes=4096, large_objects=False):
 def judge_footprint_report(run, page_bytes=4096, lending=False, leasing=False, large_objects=False):
     """`SHARDSWEEP_REPORT_FOOTPRINT=1`: one line per GC, and on every line the parts add up to
     the reported pages exactly: (header + ... + idle) / page + kept_pages + meta_pages (with
-    `count=in-use`, idle pages and kept blocks are not reported: they are left out); the
+    `count=in-use`, idle pages and kept blocks are not reported: they are left out; with
+    `count=resident-margin`, those beyond `margin_pages` are); the
     abandoned blocks' free cells are part of `free`; `charged_by_class` is `-` or size:pages;
     `free_by_class`, `filling_by_class` and `unlisted_by_class` sum to `free`, `filling` and
     `unlisted` exactly; `holes_small`'s buckets are nested and within `free + filling + dead`;
@@ -128,6 +129,10 @@ def judge_footprint_report(run, page_bytes=4096, lending=False, leasing=False, l
         *bytes_, kept, meta, reported = parts
         if f.get("count") == "in-use":  # idle pages and kept blocks are resident, not reported
             bytes_[FOOTPRINT_PARTS.index("idle")], kept = 0, 0
+        elif f.get("count") == "resident-margin":  # only the idle pages beyond the margin are
+            i = FOOTPRINT_PARTS.index("idle")
+            idle_pages = bytes_[i] // page_bytes + kept
+            bytes_[i], kept = 0, max(0, idle_pages - (num(f, "margin_pages") or 0))
         if sum(bytes_) % page_bytes or sum(bytes_) // page_bytes + kept + meta != reported:
             return False, (f"footprint report gc={f.get('gc')}: parts {sum(bytes_)} B + {kept} kept + {meta} meta "
                            f"pages != {reported} reported pages")

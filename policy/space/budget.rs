@@ -46,7 +46,11 @@ impl<VM: VMBinding> PageBudget for ShardSweepSpace<VM> {
         // Room first from idle pages nobody uses, then a GC. (Relaxed: a hint, see
         // `drop_idle_under_pressure`; the heap-full test is the trigger's own.)
         if may_poll && self.xmay_drop.load(Ordering::Relaxed) && self.get_gc_trigger().is_heap_full() {
-            self.drop_idle_under_pressure();
+            let dropped = self.drop_idle_under_pressure();
+            crate::policy::marksweepspace::shardsweep::report::note_drops(
+                crate::policy::marksweepspace::shardsweep::report::DropPath::Pressure,
+                dropped,
+            );
         }
         if may_poll && self.get_gc_trigger().poll(false, Some(self.as_space())) {
             if OVERCOMMIT.with(Cell::get) {

@@ -193,7 +193,7 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
             .collect();
         let n = heaps.len().max(1);
         let line = format!(
-            "gc={gc} count={} reported_pages={reported} meta_pages={meta_pages} kept_pages={kept_pages} {} abandoned_pages={abandoned_pages} \
+            "gc={gc} count={} margin_pages={} reported_pages={reported} meta_pages={meta_pages} kept_pages={kept_pages} {} abandoned_pages={abandoned_pages} \
              free_abandoned={free_abandoned} mutators={} mutator_pages_mean={:.1} mutator_pages_max={mutator_pages_max} \
              free_by_class={} filling_by_class={} unlisted_by_class={} charged_by_class={} holes_small={} \
              lent={} lent_runs={} lent_unused={lent_unused} leased={leased} los_pages={}",
@@ -202,6 +202,7 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
                 (true, None) => "resident",
                 (false, None) => "in-use",
             },
+            self.idle_margin_pages().unwrap_or(0),
             fields(&total),
             heaps.len(),
             mutator_pages_sum as f64 / n as f64,

@@ -22,8 +22,13 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
         }
         let Ok(_one) = self.pressure_lock.try_lock() else { return 0 };
         let Some(shared) = self.shared_if_created() else { return 0 };
+        // With an idle margin, only what is beyond it (it is what counts); else all.
+        let limit = match self.idle_margin_pages() {
+            Some(margin) => self.idle_pages(self.pages.charged()).saturating_sub(margin),
+            None => usize::MAX,
+        };
         let mut dropped = 0;
-        let kept = std::mem::take(&mut *self.kept.lock().unwrap());
+        let kept = self.take_kept(limit);
         // One system call for the blocks (see `DropBatch`), made before they become spares:
         // nobody else can reach them until then.
         let batch = DropBatch::new(Advice::DontNeed);
@@ -34,7 +39,9 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
         }
         batch.flush();
         self.spare.lock().unwrap().extend(kept);
-        dropped += shared.drop_abandoned_idle(usize::MAX);
+        if dropped < limit {
+            dropped += shared.drop_abandoned_idle(if limit == usize::MAX { limit } else { limit - dropped });
+        }
         if dropped == 0 {
             // Relaxed: a hint; set again when a block is kept or a GC ends.
             self.xmay_drop.store(false, Ordering::Relaxed);
@@ -159,6 +166,25 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
         })
     }
 
+    /// Takes kept empty blocks off the kept list, the newest first, until they hold `limit`
+    /// resident pages or more (`usize::MAX`: all of them).
+    fn take_kept(&self, limit: usize) -> Vec<Address> {
+        let mut k = self.kept.lock().unwrap();
+        if limit == usize::MAX {
+            return std::mem::take(&mut *k);
+        }
+        let mut taken = Vec::new();
+        let mut planned = 0;
+        while planned < limit {
+            let Some(start) = k.pop() else { break };
+            // SAFETY: a kept block is retired and nobody else uses it while it is on the kept
+            // list, whose lock we hold.
+            planned += unsafe { shardsweep::Block::retired_resident(start.to_ptr()).count() };
+            taken.push(start);
+        }
+        taken
+    }
+
     /// The pages the kept empty blocks hold resident (stop-the-world).
     pub(super) fn kept_pages(&self) -> usize {
         let kept = self.kept.lock().unwrap();
@@ -176,8 +202,10 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
 
     /// At the GC's prepare phase with `SHARDSWEEP_PURGE=gc`: the kept empty blocks not reused
     /// since the last GC are dropped and go back to the page resource (a GC worker).
-    pub(super) fn purge_kept(&self) -> usize {
-        let kept = std::mem::take(&mut *self.kept.lock().unwrap());
+    /// `limit`: about that many pages at most (block by block; `usize::MAX`: all); the other
+    /// blocks stay kept.
+    pub(super) fn purge_kept(&self, limit: usize) -> usize {
+        let kept = self.take_kept(limit);
         let mut dropped = 0;
         // Stop-the-world, and no GC worker takes a block before the GC ends: the blocks go to
         // the OS together at the end (`DropBatch`).

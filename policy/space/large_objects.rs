@@ -108,8 +108,12 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
         }
         let high = common.start.as_usize() + common.extent;
         let mut from = low;
+        let report = super::super::report::drops_report_enabled();
         let drop = |a: usize, b: usize| {
             if b > a {
+                if report {
+                    super::super::report::note_drops(super::super::report::DropPath::LargeObjects, resident_pages(a, b));
+                }
                 // SAFETY: [a, b) lies inside the large-object space's own address range and
                 // holds no live object (the space's sweep is over, mutators are stopped): the
                 // pages are free in its page resource, which zeroes them when it hands them
