@@ -1,14 +1,16 @@
 //! Purging: when pages the core gives back leave the RSS, and so the heap count.
 //!
 //! The space reports to MMTk every page that may be resident (`reserved_pages`): pages in use
-//! plus *idle* pages, which a sweep uncharged but nobody has dropped from memory yet. So the
-//! heap limit bounds the resident memory of the space, not only the pages in use. Idle pages are
+//! plus *idle* pages, which a sweep uncharged but nobody has dropped from memory yet, less up to
+//! `SHARDSWEEP_IDLE_MARGIN` percent of the heap of idle ones. So the heap limit plus the margin
+//! bounds the resident memory of the space, not only the pages in use. Idle pages are
 //! worth keeping for a while: a mutator that lists cells on an idle page (the core's slow path
 //! takes idle pages before fresh ones) pays neither a page fault nor kernel zeroing.
 //!
 //! `SHARDSWEEP_PURGE` decides how long they are kept:
-//! * `gc` (default): until the next GC's prepare phase; those still idle then are purged. Empty
-//!   blocks are kept, retired, for the slow path's reuse until then too.
+//! * `gc` (default): until the next GC's prepare phase; those still idle then are purged (with
+//!   an idle margin, `SHARDSWEEP_IDLE_MARGIN`, only as many as lie beyond it: the rest stay
+//!   queued). Empty blocks are kept, retired, for the slow path's reuse until then too.
 //! * `pressure`: until the heap would be full (see `glue.rs`: before the GC trigger is polled,
 //!   the idle pages of abandoned blocks and of kept empty blocks are dropped), and otherwise for
 //!   ever. The most reuse; the RSS sits at the heap limit.

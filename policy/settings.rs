@@ -65,9 +65,10 @@ impl SweepMode {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Count {
     /// Every page that may be resident: pages in use and idle pages (given back by a sweep, not
-    /// yet dropped) and kept empty blocks. The heap limit bounds the space's RSS; idle pages
-    /// are dropped under pressure and after a GC beyond the free room less an eighth of the
-    /// heap, and are then faulted in again when reused.
+    /// yet dropped) and kept empty blocks, less up to `SHARDSWEEP_IDLE_MARGIN` percent of the
+    /// heap of idle ones. The heap limit plus the margin bounds the space's RSS; idle pages
+    /// beyond the margin are dropped under pressure, at a GC's prepare and after a GC beyond
+    /// the free room less an eighth of the heap, and are then faulted in again when reused.
     Resident,
     /// Pages in use only (holding listed or allocated cells, and block headers), as MMTk's
     /// other spaces count their blocks (a block back in their page resource stays resident,
