@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The space's output as the policy tests read it: parsing a synthvm run's output (its JSON line,
 the space's `key=value` lines) and the judgements of the space's reports on memory (the mutator
-report, the footprint report with the large-object space beside it). Imported by
+report, the footprint report with the large-object space beside it, the drops report, the
+accounting check's lines under an idle cap or margin). Imported by
 scripts/policy_checks.py, which runs the binaries; unit-tested by
 experiments/tests/test_policy_checks.py (through policy_checks, which re-exports these names)."""
 import json
@@ -172,3 +173,48 @@ def judge_footprint_report(run, page_bytes=4096, lending=False, leasing=False, l
     if not ok:
         return False, f"footprint report: {msg}"
     return True, f"footprint report: {len(lines)} GCs, the parts add up to the reported pages exactly; {msg}"
+
+
+def judge_idle_cap(name, out, percent, heap_mib):
+    """The accounting check's lines of a run with SHARDSWEEP_IDLE_CAP: every GC's end left at most
+    the cap's worth of idle pages (the check asserts it too; this also catches a run whose check
+    printed nothing), and some GC kept idle pages when the cap allows any."""
+    idle = [int(x) for x in re.findall(r"^shardsweep-check accounting gc=\d+ ok .* idle=(\d+) ", out, re.M)]
+    cap = heap_mib * 256 * percent // 100
+    if not idle:
+        return False, f"{name}: no accounting check line with idle="
+    if max(idle) > cap:
+        return False, f"{name}: {max(idle)} idle pages after a GC, cap {cap}"
+    if percent > 0 and max(idle) == 0:
+        return False, f"{name}: no GC kept an idle page under a cap of {cap}"
+    return True, f"{name}: idle pages after {len(idle)} GCs at most {max(idle)} (cap {cap})"
+
+
+def judge_idle_margin(name, out):
+    """The accounting check's lines of a run with SHARDSWEEP_IDLE_MARGIN (the check asserts that
+    the count is the pages in use plus the idle ones beyond the margin, and that the resident
+    pages noted are the blocks'): every GC checked, the count never below the pages in use, and
+    some GC's end left idle pages that the margin does not count."""
+    rows = [(int(c), int(u), int(i)) for c, u, i in re.findall(
+        r"^shardsweep-check accounting gc=\d+ ok used_pages=\d+ resident=(\d+) in_use=(\d+) idle=(\d+) ", out, re.M)]
+    if not rows:
+        return False, f"{name}: no accounting check line"
+    if any(c < u for c, u, _ in rows):
+        return False, f"{name}: a count below the pages in use"
+    uncounted = max(u + i - c for c, u, i in rows)
+    if uncounted == 0:
+        return False, f"{name}: no GC left an idle page uncounted"
+    return True, f"{name}: {len(rows)} GCs checked; at most {uncounted} idle pages uncounted after one"
+
+
+def judge_drops_report(name, run, some=True):
+    """SHARDSWEEP_REPORT_DROPS=1: exactly one line at exit naming the five paths; with `some`,
+    some page dropped."""
+    lines = re.findall(r"^shardsweep: dropped pages: purge (\d+) kept (\d+) trim (\d+) pressure (\d+) los (\d+)$",
+                       run.out, re.M)
+    if run.rc != 0 or len(lines) != 1:
+        return False, f"{name}: rc={run.rc}, {len(lines)} drops report lines (want 1)"
+    total = sum(int(x) for x in lines[0])
+    if some and total == 0:
+        return False, f"{name}: no page dropped"
+    return True, f"{name}: dropped pages " + " ".join(f"{k} {v}" for k, v in zip(("purge", "kept", "trim", "pressure", "los"), lines[0]))
