@@ -343,10 +343,16 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
     /// the count is of resident pages, never when it is of pages in use, and with a margin when
     /// there are more than the margin.
     pub(super) fn idle_takes_room(&self) -> bool {
-        match self.idle_margin_pages() {
+        match self.idle_beyond_margin() {
             None => self.counts_idle(),
-            Some(margin) => self.idle_pages(self.pages.charged()) > margin,
+            Some(beyond) => beyond > 0,
         }
+    }
+
+    /// With an idle margin, the idle pages beyond it (those the count holds, and the most a
+    /// purge or a drop under pressure gives back); `None` without a margin.
+    pub(super) fn idle_beyond_margin(&self) -> Option<usize> {
+        self.idle_margin_pages().map(|margin| self.idle_pages(self.pages.charged()).saturating_sub(margin))
     }
 
     /// The runtime settings.
@@ -417,10 +423,7 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
         if let Some(q) = self.purge.get() {
             // With an idle margin, only the idle pages beyond it go (they are the ones counted);
             // those within it wait, uncounted, for their reuse without a page fault.
-            let mut excess = match self.idle_margin_pages() {
-                Some(margin) => self.idle_pages(self.pages.charged()).saturating_sub(margin),
-                _ => usize::MAX,
-            };
+            let mut excess = self.idle_beyond_margin().unwrap_or(usize::MAX);
             let purged = q.purge(&*self, excess);
             excess = excess.saturating_sub(purged);
             super::report::note_drops(super::report::DropPath::Purge, purged);

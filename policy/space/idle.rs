@@ -23,10 +23,7 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
         let Ok(_one) = self.pressure_lock.try_lock() else { return 0 };
         let Some(shared) = self.shared_if_created() else { return 0 };
         // With an idle margin, only what is beyond it (it is what counts); else all.
-        let limit = match self.idle_margin_pages() {
-            Some(margin) => self.idle_pages(self.pages.charged()).saturating_sub(margin),
-            None => usize::MAX,
-        };
+        let limit = self.idle_beyond_margin().unwrap_or(usize::MAX);
         let mut dropped = 0;
         let kept = self.take_kept(limit);
         // One system call for the blocks (see `DropBatch`), made before they become spares:
