@@ -44,8 +44,8 @@ cargo test --release --target-dir "$T" --features step-count \
 
 if [ $FULL = 1 ]; then KIBS="4 8 16 32 128 256"; else KIBS=4; fi
 for kib in $KIBS; do
-  step "core: block size ${kib} KiB (lib + model)"
-  SHARDSWEEP_BLOCK_KIB=$kib cargo test --release --target-dir "$T-$kib" --lib --test model
+  step "core: block size ${kib} KiB (lib + model + mark bitmap)"
+  SHARDSWEEP_BLOCK_KIB=$kib cargo test --release --target-dir "$T-$kib" --lib --test model --test mark_bitmap
 done
 
 step "core: an invalid block size fails the build, naming the valid values"

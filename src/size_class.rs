@@ -86,6 +86,39 @@ pub const fn bin_for_aligned(bytes: usize, align: usize) -> Option<usize> {
     None
 }
 
+/// Shift of [`CellDivisor`]'s reciprocal: twice the block's log size, so that the quotient is
+/// exact for every offset and cell size inside a block (see [`CellDivisor::new`]).
+const LOG_DIV_SCALE: u32 = 2 * crate::config::LOG_BLOCK_BYTES as u32;
+
+/// Division of a block offset by a cell size as a multiply and a shift (the sweep's per-live-cell
+/// index, `marks.rs`), with `m = floor(2^k / d) + 1` and `k = 2 · LOG_BLOCK_BYTES`.
+///
+/// Exactness: `n·m / 2^k = n/d + n·e / (d·2^k)` with `e = m·d − 2^k`, `0 < e ≤ d`; the floor is
+/// `floor(n/d)` iff `n·e / (d·2^k) < 1/d` at the worst remainder, i.e. `n·e < 2^k`, which holds
+/// for `n < BLOCK_BYTES` and `d ≤ BLOCK_BYTES` (`n·e < 2^(2·LOG_BLOCK_BYTES)`). No overflow:
+/// `n·m < 2^18 · 2^36` for the largest blocks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CellDivisor {
+    d: u64,
+    m: u64,
+}
+
+impl CellDivisor {
+    /// The divisor of cells of `cell_size` bytes (`1 ..= BLOCK_BYTES`).
+    pub const fn new(cell_size: usize) -> CellDivisor {
+        assert!(cell_size >= 1 && cell_size <= crate::config::BLOCK_BYTES);
+        CellDivisor { d: cell_size as u64, m: (1u64 << LOG_DIV_SCALE) / cell_size as u64 + 1 }
+    }
+
+    /// `(n / d, n % d)` for an offset `n < BLOCK_BYTES`.
+    #[inline(always)]
+    pub fn div_rem(self, n: usize) -> (usize, usize) {
+        debug_assert!(n < crate::config::BLOCK_BYTES);
+        let q = (n as u64 * self.m) >> LOG_DIV_SCALE;
+        (q as usize, (n as u64 - q * self.d) as usize)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -169,5 +202,32 @@ mod tests {
         assert_eq!(bin_for_aligned(MAX_SMALL_BYTES + 1, 8), None);
         assert_eq!(bin_for_aligned(8, 3), None);
         assert_eq!(bin_for_aligned(8, 256), None);
+    }
+    #[test]
+    fn cell_divisor_is_exact_inside_a_block() {
+        use crate::config::LOG_BLOCK_BYTES;
+        const _: () = assert!(3 * LOG_BLOCK_BYTES < 64, "n·m fits a u64");
+        // Every offset for the bins' sizes; for every other word size, the offsets on both
+        // sides of each multiple (where a wrong reciprocal first goes wrong) and the last.
+        for bin in 1..=MAX_BIN {
+            let d = bin_bytes(bin);
+            let div = CellDivisor::new(d);
+            for n in 0..BLOCK_BYTES {
+                assert_eq!(div.div_rem(n), (n / d, n % d), "{n} / {d}");
+            }
+        }
+        for d in (WORD_BYTES..=BLOCK_BYTES).step_by(WORD_BYTES).chain([1, 3, 7, 127]) {
+            let div = CellDivisor::new(d);
+            let mut q = 0;
+            while q * d < BLOCK_BYTES {
+                for n in [q * d, q * d + d - 1] {
+                    if n < BLOCK_BYTES {
+                        assert_eq!(div.div_rem(n), (n / d, n % d), "{n} / {d}");
+                    }
+                }
+                q += 1;
+            }
+            assert_eq!(div.div_rem(BLOCK_BYTES - 1), ((BLOCK_BYTES - 1) / d, (BLOCK_BYTES - 1) % d));
+        }
     }
 }

@@ -34,7 +34,18 @@ fn mark(addr: usize) {
 const BITMAP: MarkBitmap = MarkBitmap { log_granule: 3, byte_of };
 
 /// Sizes over small, medium and page-spanning cells.
-const SIZES: [usize; 6] = [16, 24, 48, 200, 1000, 3000];
+/// Sizes of several classes; the two largest are capped at the largest small size (a 4 KiB
+/// block's is 512 B).
+const SIZES: [usize; 6] = [16, 24, 48, 200, cap(1000, 3), cap(3000, 4)];
+
+const fn cap(size: usize, quarters: usize) -> usize {
+    let most = MAX_SMALL_BYTES * quarters / 4;
+    if size < most {
+        size
+    } else {
+        most
+    }
+}
 
 /// Allocates `n` cells of each size, keeps those whose index `keep` accepts; sweeps with the
 /// bitmap (`marks`) or with the oracle. Returns the sweep's stats, the charged pages after it,
@@ -131,7 +142,7 @@ fn unlisted_cells_survive_into_the_next_gc() {
             table(b as usize).iter().for_each(|m| m.store(0, Ordering::Relaxed));
         }
     };
-    for &size in &[24usize, 48, 1000] {
+    for &size in &[24usize, 48, cap(1000, 3)] {
         let n = 3 * BLOCK_BYTES / size;
         let cells: Vec<usize> = (0..n).map(|_| heap.alloc(size) as usize).collect();
         let mut live: HashSet<usize> = cells.iter().copied().enumerate().filter(|(i, _)| i % 5 == 0).map(|(_, c)| c).collect();
@@ -139,7 +150,11 @@ fn unlisted_cells_survive_into_the_next_gc() {
         heap.sweep(&mut |_| panic!("the bitmap serves"));
         // SAFETY: the heap's blocks, read on its own thread.
         let unlisted: usize = heap.blocks().into_iter().map(|b| unsafe { (*b).unlisted_free() }).sum();
-        assert!(unlisted > 0, "the sweep left no dead cell to its owner (size {size})");
+        // Deferral needs later pages with dead cells only; a one-page block (4 KiB) has none,
+        // and the 16 KiB layout of these sizes may give none. The 64 KiB layout always does.
+        if BLOCK_BYTES >= 64 << 10 {
+            assert!(unlisted > 0, "the sweep left no dead cell to its owner (size {size})");
+        }
         // A few cells only: most of the dead ones stay unlisted.
         let fresh: Vec<usize> = (0..n / 50).map(|_| heap.alloc(size) as usize).collect();
         assert!(fresh.iter().all(|c| !live.contains(c)), "a live cell handed out after the first GC");

@@ -11,6 +11,7 @@
 
 use super::{Block, LiveMap, LIVE_WORDS};
 use crate::config::{BLOCK_BYTES, HEADER_BYTES, PAGE_BYTES};
+use crate::size_class::CellDivisor;
 
 /// An embedder's side mark bitmap (see the module documentation for its contract).
 #[derive(Clone, Copy, Debug)]
@@ -34,7 +35,8 @@ impl MarkBitmap {
 impl Block {
     /// The live cells of the extended pages as the bitmap says (what [`Block::live_map_except`]
     /// gives with an oracle that reads it), not counting the cells in `skip`. Work: one 64-bit
-    /// load per 64 granules of the block and a division per set bit, none per dead cell.
+    /// load per 64 granules of the block and a multiply per set bit (a [`CellDivisor`], not a
+    /// division), none per dead cell.
     ///
     /// A set bit marks the object at its granule. One at a cell's start marks the cell; one
     /// elsewhere, or on a cell in `skip`, or on a page not extended, belongs to an object the
@@ -53,6 +55,7 @@ impl Block {
             "a block's mark bytes must be consecutive"
         );
         let cells_end = HEADER_BYTES + self.reserved() * cs;
+        let div = CellDivisor::new(cs);
         let mut live = [0u64; LIVE_WORDS];
         let mut live_count = 0u32;
         for w in 0..words {
@@ -69,9 +72,8 @@ impl Block {
                 if off < HEADER_BYTES || off >= cells_end {
                     continue;
                 }
-                let rel = (off - HEADER_BYTES) as u32;
-                let i = (rel / cs as u32) as usize;
-                let on_start = rel % cs as u32 == 0;
+                let (i, r) = div.div_rem(off - HEADER_BYTES);
+                let on_start = r == 0;
                 if !on_start || skip[i / 64] & (1 << (i % 64)) != 0 || !self.extended.contains(off / PAGE_BYTES) {
                     continue;
                 }
