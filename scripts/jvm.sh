@@ -9,7 +9,8 @@
 # DIR are git checkouts (or clones) of mmtk/openjdk and mmtk/mmtk-openjdk holding the pinned
 # commits below; without --openjdk / --mmtk-openjdk they are cloned from GitHub into
 # .build/jvm/checkouts (where the network allows; JVM_CLONE_BASE, default https://github.com/mmtk,
-# names another place that serves openjdk.git and mmtk-openjdk.git). The checkouts are only read: each pinned
+# names another place that serves openjdk.git and mmtk-openjdk.git, a URL or a local directory; from a
+# directory nothing is checked out, so a partial copy serves). The checkouts are only read: each pinned
 # commit is exported (git archive) into .build/jvm/src/, and our patches
 # (bindings/openjdk/patches/) are applied to the export. A second run rebuilds only what
 # changed: the export is kept while its commit is the pinned one, a patch set that changed is
@@ -121,10 +122,22 @@ checkout() { # NAME URL COMMIT DIR -> prints the checkout's path
         if [ ! -d "$dir/.git" ] && [ ! -f "$dir/.git" ]; then
             echo "jvm: cloning $url into $dir" >&2
             mkdir -p "$JVM_DIR/logs"
-            git clone -q --filter=blob:none --no-checkout "$url" "$dir" >&2 2>"$JVM_DIR/logs/clone-$name.log" \
+            # Over the network: blobs on demand, fetched in one go by the checkout. From a local
+            # copy (a path): every object it has, and HEAD detached at the commit with no work
+            # tree, since the build reads the commit's tree with git archive, leaving out the
+            # tests, and a checkout would need every blob (a partial copy may lack some).
+            local filter=(--filter=blob:none) local_copy=0
+            case "$url" in *://*|*@*:*) ;; *) filter=(); local_copy=1 ;; esac
+            git clone -q "${filter[@]}" --no-checkout "$url" "$dir" >&2 2>"$JVM_DIR/logs/clone-$name.log" \
                 || die "cannot clone $url (git's words: $JVM_DIR/logs/clone-$name.log); pass a checkout at $commit with --$name DIR"
-            git -C "$dir" checkout -q --detach "$commit" >&2 2>>"$JVM_DIR/logs/clone-$name.log" \
-                || die "cannot check out $commit in $dir; pass a checkout at it with --$name DIR"
+            if [ "$local_copy" = 1 ]; then
+                { git -C "$dir" cat-file -e "$commit^{commit}" \
+                    && git -C "$dir" update-ref --no-deref HEAD "$commit"; } >&2 2>>"$JVM_DIR/logs/clone-$name.log" \
+                    || die "$url has no commit $commit; pass a checkout at it with --$name DIR"
+            else
+                git -C "$dir" checkout -q --detach "$commit" >&2 2>>"$JVM_DIR/logs/clone-$name.log" \
+                    || die "cannot check out $commit in $dir; pass a checkout at it with --$name DIR"
+            fi
         fi
     fi
     [ -d "$dir" ] || die "--$name $dir: no such directory"

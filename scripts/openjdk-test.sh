@@ -107,6 +107,9 @@ expect "--openjdk $FAKE/none: no such directory" -- --openjdk "$FAKE/none"
 expect "cannot clone file://$FAKE/none/openjdk.git (git's words: $FAKE/build/logs/clone-openjdk.log); pass a checkout at 28e56ee" --
 git clone -q --bare "$FAKE/other" "$FAKE/mirror/openjdk.git"
 expect "cannot check out 28e56ee32525c32c5a88391d0b01f24e5cd16c0f in $FAKE/build/checkouts/openjdk" JVM_CLONE_BASE="file://$FAKE/mirror" --
+# From a local copy (a path) there is no checkout: the commit must be in it.
+rm -rf "$FAKE/build/checkouts/openjdk"
+expect "$FAKE/mirror/openjdk.git has no commit 28e56ee32525c32c5a88391d0b01f24e5cd16c0f; pass a checkout at it with --openjdk DIR" JVM_CLONE_BASE="$FAKE/mirror" --
 for p in bindings/openjdk/patches/*.patch; do
     grep -q '^+++ b/' "$p" && ! grep -qE '^(\+\+\+|---) [ab]/(.*/)?(test|target)/' "$p" \
         || { echo "openjdk-test: FAIL: $p is not a unified patch of source files" >&2; exit 1; }
