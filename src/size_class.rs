@@ -96,7 +96,7 @@ const LOG_DIV_SCALE: u32 = 2 * crate::config::LOG_BLOCK_BYTES as u32;
 /// Exactness: `n·m / 2^k = n/d + n·e / (d·2^k)` with `e = m·d − 2^k`, `0 < e ≤ d`; the floor is
 /// `floor(n/d)` iff `n·e / (d·2^k) < 1/d` at the worst remainder, i.e. `n·e < 2^k`, which holds
 /// for `n < BLOCK_BYTES` and `d ≤ BLOCK_BYTES` (`n·e < 2^(2·LOG_BLOCK_BYTES)`). No overflow:
-/// `n·m < 2^18 · 2^36` for the largest blocks.
+/// `n·m < 2^18 · (2^36 + 1) < 2^64` for the largest blocks (`d = 1`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CellDivisor {
     d: u64,
@@ -203,6 +203,7 @@ mod tests {
         assert_eq!(bin_for_aligned(8, 3), None);
         assert_eq!(bin_for_aligned(8, 256), None);
     }
+
     #[test]
     fn cell_divisor_is_exact_inside_a_block() {
         use crate::config::LOG_BLOCK_BYTES;
