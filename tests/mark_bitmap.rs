@@ -33,9 +33,8 @@ fn mark(addr: usize) {
 
 const BITMAP: MarkBitmap = MarkBitmap { log_granule: 3, byte_of };
 
-/// Sizes over small, medium and page-spanning cells.
-/// Sizes of several classes; the two largest are capped at the largest small size (a 4 KiB
-/// block's is 512 B).
+/// Sizes over small, medium and page-spanning cells; the two largest are capped at the largest
+/// small size (a 4 KiB block's is 512 B).
 const SIZES: [usize; 6] = [16, 24, 48, 200, cap(1000, 3), cap(3000, 4)];
 
 const fn cap(size: usize, quarters: usize) -> usize {
