@@ -18,6 +18,7 @@
 //! | `SHARDSWEEP_COUNT`             | `resident`, `in-use`       | `resident` |
 //! | `SHARDSWEEP_IDLE_CAP`          | `off`, `0` to `100` (percent of the heap; with the in-use count only) | `off` |
 //! | `SHARDSWEEP_IDLE_MARGIN`       | `0` to `100` (percent of the heap; with the resident count only) | `12` (`0` with `in-use`) |
+//! | `SHARDSWEEP_IDLE_MARGIN_ROOM`  | `0` to `100` (percent of the heap the last GC left free; with a margin only) | `50` (`0` without a margin) |
 //! | `SHARDSWEEP_SWEEP`             | `eager`, `lazy`            | `eager`    |
 //! | `SHARDSWEEP_ADVICE`            | `dontneed`, `free`, `keep` | `dontneed` |
 //! | `SHARDSWEEP_PURGE`             | `gc`, `pressure`, `now`    | `gc`       |
@@ -167,6 +168,14 @@ fn parse_idle_margin(s: &str) -> Result<usize, String> {
         .ok_or_else(|| format!("invalid idle margin {s:?}: valid values are 0 to 100 (percent of the heap)"))
 }
 
+fn parse_idle_margin_room(s: &str) -> Result<usize, String> {
+    s.trim()
+        .parse::<usize>()
+        .ok()
+        .filter(|&n| n <= 100)
+        .ok_or_else(|| format!("invalid idle margin room {s:?}: valid values are 0 to 100 (percent of the heap a GC leaves free)"))
+}
+
 fn parse_gcs(s: &str) -> Result<usize, String> {
     s.trim()
         .parse::<usize>()
@@ -194,6 +203,15 @@ pub struct SpaceSettings {
     /// the heap limit plus the margin, while up to the margin idle pages wait for their reuse
     /// without taking room from the pages in use (and without a page fault when reused).
     pub idle_margin: usize,
+    /// With an idle margin: between two GCs the margin is at least this percentage of the heap
+    /// the last GC left free (its size less the pages in use after it, the large-object space's
+    /// and the side metadata's included; `SHARDSWEEP_IDLE_MARGIN_ROOM`, default 50; `0`: the
+    /// margin is `idle_margin` alone). A tight heap (less than a quarter free) keeps
+    /// `idle_margin`'s margin, so the minimum heap and the RSS there do not move; a roomy one
+    /// lets more idle pages wait for their size class's reuse instead of being dropped and
+    /// faulted back in (`bindings/openjdk/results/mmtk-0.33/margin-room/`). The space's
+    /// resident pages stay within the heap limit plus the margin: at most 1.5 times the limit.
+    pub idle_margin_room: usize,
     /// Eager or lazy sweeping.
     pub sweep: SweepMode,
     /// How idle pages are purged (purge.rs). Default `dontneed`: dropped from the RSS and the
@@ -280,6 +298,8 @@ impl SpaceSettings {
             SweepMode::parse,
         );
         let count = read(&mut e, "SHARDSWEEP_COUNT", Count::Resident, Count::parse);
+        // The margin applies to the resident count: its default is 0 under `in-use`.
+        let idle_margin = read(&mut e, "SHARDSWEEP_IDLE_MARGIN", if count == Count::Resident { 12 } else { 0 }, parse_idle_margin);
         let s = SpaceSettings {
             accounting: read(
                 &mut e,
@@ -290,8 +310,9 @@ impl SpaceSettings {
             sweep,
             count,
             idle_cap: read(&mut e, "SHARDSWEEP_IDLE_CAP", None, parse_idle_cap),
-            // The margin applies to the resident count: its default is 0 under `in-use`.
-            idle_margin: read(&mut e, "SHARDSWEEP_IDLE_MARGIN", if count == Count::Resident { 12 } else { 0 }, parse_idle_margin),
+            idle_margin,
+            // Widens a margin: its default is 0 without one.
+            idle_margin_room: read(&mut e, "SHARDSWEEP_IDLE_MARGIN_ROOM", if idle_margin > 0 { 50 } else { 0 }, parse_idle_margin_room),
             advice: read(&mut e, "SHARDSWEEP_ADVICE", Advice::DontNeed, Advice::parse),
             purge: read(
                 &mut e,
@@ -351,6 +372,9 @@ impl SpaceSettings {
         if s.idle_margin > 0 && s.count == Count::InUse {
             e.push(format!("SHARDSWEEP_IDLE_MARGIN={}: leaves idle pages uncounted up to a margin, with SHARDSWEEP_COUNT=resident only; valid values with SHARDSWEEP_COUNT=in-use: 0", s.idle_margin));
         }
+        if s.idle_margin_room > 0 && s.idle_margin == 0 {
+            e.push(format!("SHARDSWEEP_IDLE_MARGIN_ROOM={}: widens the idle margin, with SHARDSWEEP_IDLE_MARGIN above 0 only; valid values with SHARDSWEEP_IDLE_MARGIN=0 or SHARDSWEEP_COUNT=in-use: 0", s.idle_margin_room));
+        }
         if s.holes > 0 && s.sweep == SweepMode::Lazy {
             e.push(format!("SHARDSWEEP_HOLES={}: lends holes with eager sweeping only; valid values with SHARDSWEEP_SWEEP=lazy: 0", s.holes));
         }
@@ -382,11 +406,12 @@ impl SpaceSettings {
 }
 
 /// The space's run-time variables (`SpaceSettings::from_env`, `report.rs`, `global.rs`).
-pub const VARIABLES: [&str; 21] = [
+pub const VARIABLES: [&str; 22] = [
     "SHARDSWEEP_ACCOUNTING",
     "SHARDSWEEP_COUNT",
     "SHARDSWEEP_IDLE_CAP",
     "SHARDSWEEP_IDLE_MARGIN",
+    "SHARDSWEEP_IDLE_MARGIN_ROOM",
     "SHARDSWEEP_SWEEP",
     "SHARDSWEEP_ADVICE",
     "SHARDSWEEP_PURGE",

@@ -44,7 +44,7 @@ fn describe_settings(s: &SpaceSettings) -> String {
     use shardsweep::{Accounting, Advice, ReuseOrder};
     let b = |v: bool| if v { "1" } else { "0" };
     format!(
-        "SHARDSWEEP_BLOCK_KIB={} SHARDSWEEP_MAX_OBJECT_BYTES={} SHARDSWEEP_ACCOUNTING={} SHARDSWEEP_COUNT={} SHARDSWEEP_IDLE_CAP={} SHARDSWEEP_IDLE_MARGIN={} SHARDSWEEP_SWEEP={} SHARDSWEEP_ADVICE={} SHARDSWEEP_PURGE={} \
+        "SHARDSWEEP_BLOCK_KIB={} SHARDSWEEP_MAX_OBJECT_BYTES={} SHARDSWEEP_ACCOUNTING={} SHARDSWEEP_COUNT={} SHARDSWEEP_IDLE_CAP={} SHARDSWEEP_IDLE_MARGIN={} SHARDSWEEP_IDLE_MARGIN_ROOM={} SHARDSWEEP_SWEEP={} SHARDSWEEP_ADVICE={} SHARDSWEEP_PURGE={} \
          SHARDSWEEP_DECAY={} SHARDSWEEP_ABANDON_IDLE={} SHARDSWEEP_ABANDON_ALL={} SHARDSWEEP_CHECK_ACCOUNTING={} \
          SHARDSWEEP_CHECK_RECLAIM={} SHARDSWEEP_ZERO={} SHARDSWEEP_REUSE={} SHARDSWEEP_HOLES={} SHARDSWEEP_SPILL={} SHARDSWEEP_ADOPT={}",
         shardsweep::BLOCK_BYTES / 1024,
@@ -53,6 +53,7 @@ fn describe_settings(s: &SpaceSettings) -> String {
         match s.count { Count::Resident => "resident", Count::InUse => "in-use" },
         s.idle_cap.map_or("off".to_string(), |c| c.to_string()),
         s.idle_margin,
+        s.idle_margin_room,
         match s.sweep { SweepMode::Eager => "eager", SweepMode::Lazy => "lazy" },
         match s.advice { Advice::DontNeed => "dontneed", Advice::Free => "free", Advice::Keep => "keep" },
         match s.purge { super::purge::Purge::Gc => "gc", super::purge::Purge::Now => "now", super::purge::Purge::Pressure => "pressure" },
@@ -100,6 +101,10 @@ pub struct ShardSweepSpace<VM: VMBinding> {
     /// (`PageBudget::note_resident`): the count under `SHARDSWEEP_IDLE_MARGIN`, checked against
     /// the blocks by the accounting check under every count.
     xresident: AtomicUsize,
+    /// The idle margin's part set by the room the last GC left free
+    /// (`SHARDSWEEP_IDLE_MARGIN_ROOM`; `idle_margin_pages`), in pages: written at each GC's end
+    /// (0 before the first), read by the count between GCs.
+    xmargin_room: AtomicUsize,
     /// Peak of the resident pages counted (reported at exit with `SHARDSWEEP_REPORT_PEAK=1`).
     xpeak: AtomicUsize,
     /// Every mutator's core heap (`*mut Heap` as `usize`), for lazy-sweep packets and checks.
@@ -171,6 +176,7 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
             xmay_drop: AtomicBool::new(false),
             pressure_lock: Mutex::new(()),
             xresident: AtomicUsize::new(0),
+            xmargin_room: AtomicUsize::new(0),
             xpeak: AtomicUsize::new(0),
             heaps: Mutex::new(Vec::new()),
             xheap_count: AtomicUsize::new(0),
@@ -315,13 +321,40 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
         }
     }
 
-    /// The idle margin in pages (`SHARDSWEEP_IDLE_MARGIN` percent of the current heap size),
-    /// `None` without one (the core's count is the trigger's).
+    /// The idle margin in pages: `SHARDSWEEP_IDLE_MARGIN` percent of the current heap size, or
+    /// `SHARDSWEEP_IDLE_MARGIN_ROOM` percent of the room the last GC left free if more
+    /// (`set_margin_room`); `None` without a margin (the core's count is the trigger's).
     pub(super) fn idle_margin_pages(&self) -> Option<usize> {
         match self.settings.idle_margin {
             0 => None,
-            percent => Some(self.get_gc_trigger().policy.get_current_heap_size_in_pages() * percent / 100),
+            percent => {
+                let floor = self.get_gc_trigger().policy.get_current_heap_size_in_pages() * percent / 100;
+                // Relaxed: written while the world is stopped (the GC's end orders it for the
+                // mutators), read as the count's estimate as the margin itself is.
+                Some(floor.max(self.xmargin_room.load(Ordering::Relaxed)))
+            }
         }
+    }
+
+    /// A GC's end, before the trim and the checks (one worker, the world stopped): the margin's
+    /// part by room until the next GC, `SHARDSWEEP_IDLE_MARGIN_ROOM` percent of the heap size
+    /// less the pages in use now (this space's with their side metadata, and the large-object
+    /// space's). None after a user-requested or emergency collection, which keep no idle page.
+    fn set_margin_room(&self) {
+        let percent = self.settings.idle_margin_room;
+        let state = &self.common.global_state;
+        let pages = if percent == 0 || state.is_user_triggered_collection() || state.is_emergency_collection() {
+            0
+        } else {
+            let heap = self.get_gc_trigger().policy.get_current_heap_size_in_pages();
+            // With a margin the core counts pages in use.
+            let in_use = self.pages.charged();
+            let los = self.large_object_space().map_or(0, |l| l.reserved_pages());
+            let used = in_use + self.estimate_side_meta_pages(in_use) + los;
+            heap.saturating_sub(used) * percent / 100
+        };
+        // Relaxed: see `idle_margin_pages`.
+        self.xmargin_room.store(pages, Ordering::Relaxed);
     }
 
     /// The resident pages not in use (idle, and kept empty blocks'), given the pages in use
@@ -471,6 +504,9 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
         // Relaxed: a hint for the pressure path; the GC's end orders it for the mutators.
         self.xmay_drop.store(true, Ordering::Relaxed);
         self.sweep_unreleased();
+        if self.settings.idle_margin > 0 {
+            self.set_margin_room();
+        }
         if self.settings.purge != super::purge::Purge::Now {
             let trimmed = self.trim_idle_after_gc();
             super::report::note_drops(super::report::DropPath::Trim, trimmed);

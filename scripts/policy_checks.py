@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 
 from policy_reports import (FOOTPRINT_PARTS, Run, check_lines, fields, judge_drops_report,  # noqa: F401
-                            judge_footprint_report, judge_idle_cap, judge_idle_margin, judge_large_objects,
+                            judge_footprint_report, judge_idle_cap, judge_idle_margin, judge_large_objects, judge_margin_room,
                             judge_mutator_report, num, synthvm_json)
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -446,6 +446,15 @@ def main(argv=None):
         if r is not None:
             S.verdict(judge_idle_margin(name, r.out), r.out)
 
+    print("== the margin by room (SHARDSWEEP_IDLE_MARGIN_ROOM): in a roomy heap the margin between two GCs")
+    print("   is the floor or a share of the room the last GC left free, within the floor plus that share")
+    for room in (50, 0):
+        # 16 MiB: five GCs, each leaving about 80% of the heap free.
+        name = f"ss64k idle-margin=12 margin-room={room} t8 lusearch, a 16 MiB heap"
+        r = S.execute([ss64, *small(8, 16, "lusearch", "--verify")],
+                      {"SHARDSWEEP_REPORT_FOOTPRINT": 1, "SHARDSWEEP_IDLE_MARGIN_ROOM": room}, timeout=120)
+        S.verdict(judge_margin_room(name, r, 16, 12, room), r.out)
+
     print("== the drops report (SHARDSWEEP_REPORT_DROPS=1): one line at exit, the pages dropped by path")
     # With the margin at 0 every idle page counts and the prepares purge them all: fragger frees
     # most of what it allocates, so pages are dropped; with the default margin there may be none.
@@ -644,6 +653,7 @@ def main(argv=None):
             ("SHARDSWEEP_IDLE_CAP=101", "valid values are off, or 0 to 100 (percent of the heap)"),
             ("SHARDSWEEP_IDLE_CAP=12", "valid values with SHARDSWEEP_COUNT=resident: off"),
             ("SHARDSWEEP_IDLE_MARGIN=101", "valid values are 0 to 100 (percent of the heap)"),
+            ("SHARDSWEEP_IDLE_MARGIN_ROOM=101", "valid values are 0 to 100 (percent of the heap a GC leaves free)"),
             # Build-time settings at run time (ss64's build: 64 KiB blocks, the block's largest
             # object): another value than the build's is refused, naming the build's.
             ("SHARDSWEEP_BLOCK_KIB=4", "this build has 64 KiB blocks (valid at run time: 64, or unset)"),
@@ -653,6 +663,12 @@ def main(argv=None):
         var, value = var_value.split("=", 1)
         r = S.execute([ss64, *MS, "lusearch"], {"RUST_BACKTRACE": 1, var: value}, timeout=60, stderr_only=True)
         S.verdict(judge_invalid(var_value, msg, r.rc, r.out), r.out)
+
+    print("== a margin by room without a margin is refused")
+    r = S.execute([ss64, *MS, "lusearch"], {"RUST_BACKTRACE": 1, "SHARDSWEEP_IDLE_MARGIN": 0, "SHARDSWEEP_IDLE_MARGIN_ROOM": 50},
+                  timeout=60, stderr_only=True)
+    S.verdict(judge_invalid("SHARDSWEEP_IDLE_MARGIN_ROOM=50", "valid values with SHARDSWEEP_IDLE_MARGIN=0 or SHARDSWEEP_COUNT=in-use: 0",
+                            r.rc, r.out), r.out)
 
     print("== a build-time setting at run time with the build's own value is accepted")
     r = S.execute([ss64, *MS, "--size", "small", "lusearch"], {"SHARDSWEEP_BLOCK_KIB": "64", "SHARDSWEEP_MAX_OBJECT_BYTES": "8192"}, timeout=120)

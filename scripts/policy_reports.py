@@ -207,6 +207,25 @@ def judge_idle_margin(name, out):
     return True, f"{name}: {len(rows)} GCs checked; at most {uncounted} idle pages uncounted after one"
 
 
+def judge_margin_room(name, run, heap_mib, percent, room, page_bytes=4096):
+    """`SHARDSWEEP_REPORT_FOOTPRINT=1` lines of a run with an idle margin of `percent` percent of a
+    `heap_mib` MiB heap and `SHARDSWEEP_IDLE_MARGIN_ROOM=room`: every line's `margin_pages` is at
+    least the heap's `percent` and at most that plus `room` percent of the heap (the room a GC
+    leaves free is at most the heap); with `room` > 0 some GC left a margin above the floor (the
+    run's heap is roomy), with `room` = 0 none did."""
+    heap = heap_mib * 1024 * 1024 // page_bytes
+    floor = heap * percent // 100
+    margins = [int(m) for m in re.findall(r"^shardsweep-footprint gc=\d+ .*? margin_pages=(\d+) ", run.out, re.M)]
+    if run.rc != 0 or not margins:
+        return False, f"{name}: rc={run.rc}, {len(margins)} footprint lines with margin_pages"
+    if min(margins) < floor or max(margins) > floor + heap * room // 100:
+        return False, f"{name}: margins {min(margins)}..{max(margins)} pages, outside {floor}..{floor + heap * room // 100}"
+    above = sum(m > floor for m in margins)
+    if (room > 0) != (above > 0):
+        return False, f"{name}: {above} of {len(margins)} GCs with a margin above the floor of {floor} pages (room {room}%)"
+    return True, f"{name}: margins {min(margins)}..{max(margins)} pages over {len(margins)} GCs (floor {floor}), {above} above it"
+
+
 def judge_drops_report(name, run, some=True):
     """SHARDSWEEP_REPORT_DROPS=1: exactly one line at exit naming the five paths; with `some`,
     some page dropped."""
