@@ -1,6 +1,6 @@
 #!/bin/bash
 # What counting pages in use costs in memory at the time study's heaps: the lusearch stand-in at
-# 19 MiB with 8 threads and 33 MiB with 24, 5 iterations, SHARDSWEEP_COUNT=resident (the default)
+# 19 MiB with 8 threads and 33 MiB with 24 (CELLS, threads:MiB, default "8:19 24:33"), 5 iterations, SHARDSWEEP_COUNT=resident (the default)
 # and in-use, ROUNDS rounds (default 1 2 3): the JVM's peak RSS (GNU time %M) and the space's peak
 # counted pages (SHARDSWEEP_REPORT_PEAK=1: resident pages, or pages in use under in-use), MiB. IMAGES: f64 (this repository at 96e4c99).
 # IMG: the image (default f64); COUNTS: the configurations, each a comma-separated list of
@@ -13,7 +13,7 @@ J=$("$ROOT/scripts/openjdk-standin-build.sh" lusearch)
 X=$ROOT/.build/lusearch-standin-index-default
 echo "round threads heap_mib count rc peak_rss_mib space_peak_counted_mib"
 for r in ${ROUNDS:-1 2 3}; do
-  for th in 8:19 24:33; do
+  for th in ${CELLS:-8:19 24:33}; do
     t=${th%%:*}; heap=${th#*:}
     for cfg in ${COUNTS:-SHARDSWEEP_COUNT=resident SHARDSWEEP_COUNT=in-use}; do
       IFS=, read -r -a vars <<< "$cfg"; c=$(echo "$cfg" | sed 's/SHARDSWEEP_COUNT=//; s/SHARDSWEEP_//g')
