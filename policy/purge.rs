@@ -2,10 +2,12 @@
 //!
 //! The space reports to MMTk every page that may be resident (`reserved_pages`): pages in use
 //! plus *idle* pages, which a sweep uncharged but nobody has dropped from memory yet, less up to
-//! `SHARDSWEEP_IDLE_MARGIN` percent of the heap of idle ones. So the heap limit plus the margin
-//! bounds the resident memory of the space, not only the pages in use. Idle pages are
-//! worth keeping for a while: a mutator that lists cells on an idle page (the core's slow path
-//! takes idle pages before fresh ones) pays neither a page fault nor kernel zeroing.
+//! a margin of idle ones (`SHARDSWEEP_IDLE_MARGIN` percent of the heap, or
+//! `SHARDSWEEP_IDLE_MARGIN_ROOM` percent of the room the last GC left free if more). So the
+//! heap limit plus the margin bounds the resident memory of the space, not only the pages in
+//! use. Idle pages are worth keeping for a while: a mutator that lists cells on an idle page
+//! (the core's slow path takes idle pages before fresh ones) pays neither a page fault nor
+//! kernel zeroing.
 //!
 //! `SHARDSWEEP_PURGE` decides how long they are kept:
 //! * `gc` (default): until the next GC's prepare phase; those still idle then are purged (with
