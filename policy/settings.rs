@@ -160,20 +160,21 @@ fn parse_idle_cap(s: &str) -> Result<Option<usize>, String> {
         .ok_or_else(|| format!("invalid idle cap {s:?}: valid values are off, or 0 to 100 (percent of the heap)"))
 }
 
-fn parse_idle_margin(s: &str) -> Result<usize, String> {
+/// A percentage, 0 to 100, of `of`; `what` names the setting in the error.
+fn parse_percent(s: &str, what: &str, of: &str) -> Result<usize, String> {
     s.trim()
         .parse::<usize>()
         .ok()
         .filter(|&n| n <= 100)
-        .ok_or_else(|| format!("invalid idle margin {s:?}: valid values are 0 to 100 (percent of the heap)"))
+        .ok_or_else(|| format!("invalid {what} {s:?}: valid values are 0 to 100 (percent of {of})"))
+}
+
+fn parse_idle_margin(s: &str) -> Result<usize, String> {
+    parse_percent(s, "idle margin", "the heap")
 }
 
 fn parse_idle_margin_room(s: &str) -> Result<usize, String> {
-    s.trim()
-        .parse::<usize>()
-        .ok()
-        .filter(|&n| n <= 100)
-        .ok_or_else(|| format!("invalid idle margin room {s:?}: valid values are 0 to 100 (percent of the heap a GC leaves free)"))
+    parse_percent(s, "idle margin room", "the heap a GC leaves free")
 }
 
 fn parse_gcs(s: &str) -> Result<usize, String> {
