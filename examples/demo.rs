@@ -41,6 +41,7 @@ fn run(accounting: Accounting, threads: usize) -> (usize, usize) {
             reuse: ReuseOrder::Address,
             spill: Spill::Charge,
             adopt: Adopt::Block,
+            lease_current: false,
             lend_holes: 0,
             hole_live: None,
             marks: None,

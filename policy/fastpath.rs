@@ -7,17 +7,17 @@
 //! objects are 8-byte aligned):
 //!
 //! ```text
-//! heap  = *(mutator + heap_pointer_offset)
-//! block = *(heap + direct_table_offset + 8 * (size / 8))
-//! cell  = *(block + block_free_offset)          // null: call the runtime (the slow path)
-//! *(block + block_free_offset) = *(cell + cell_next_offset)
-//! *(u32 *)(block + block_used_offset) += 1
+//! heap = *(mutator + heap_pointer_offset)
+//! head = heap + *(usize *)(head_table + size)   // the table is static: size in words -> offset
+//! cell = *head                                  // null: call the runtime (the slow path)
+//! *head = *(cell + cell_next_offset)
 //! ```
 //!
-//! The cell's word at `cell_next_offset` still holds the link: the caller initialises the object
-//! (HotSpot writes its header there). No atomic is needed: other threads only ever push onto a
-//! block's `xthread_free`, which the fast path never touches, and a missing block is the
-//! never-written empty block, whose `free` is null.
+//! The head is the `free` of the size's bin's lease in the heap (`Settings::lease_current`: a
+//! bin's current block hands its whole list to the lease, its cells counted in the block), so
+//! the pop counts nothing. The cell's word at `cell_next_offset` still holds the link: the
+//! caller initialises the object (HotSpot writes its header there). No atomic is needed: a
+//! lease is its heap's alone, and an empty lease's head is null.
 
 use super::ShardSweepAllocator;
 use crate::util::alloc::AllocatorInfo;
@@ -54,10 +54,8 @@ pub fn free_list_allocator_info<VM: VMBinding>(base_offset: usize) -> AllocatorI
     }
     AllocatorInfo::FreeList {
         heap_pointer_offset: base_offset + ShardSweepAllocator::<VM>::HEAP_OFFSET,
-        direct_table_offset: jit_layout::HEAP_DIRECT,
+        head_table: jit_layout::LEASE_HEADS.as_ptr() as usize,
         max_inline_bytes: MAX_INLINE_BYTES,
-        block_free_offset: jit_layout::BLOCK_FREE,
-        block_used_offset: jit_layout::BLOCK_USED,
         cell_next_offset: jit_layout::CELL_NEXT,
     }
 }

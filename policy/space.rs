@@ -236,6 +236,7 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
                 reuse: self.settings.reuse,
                 spill: self.settings.spill,
                 adopt: self.settings.adopt,
+                lease_current: true,
                 lend_holes: self.settings.holes,
                 hole_live: Some(sweep::range_marked::<VM>),
                 // The sweep reads the mark bits itself where the oracle would only answer.

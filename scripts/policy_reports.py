@@ -115,10 +115,10 @@ def judge_footprint_report(run, page_bytes=4096, lending=False, leasing=False, l
     `free_by_class`, `filling_by_class` and `unlisted_by_class` sum to `free`, `filling` and
     `unlisted` exactly; `holes_small`'s buckets are nested and within `free + filling + dead`;
     `0 <= lent_unused <= lent`, all three lent fields 0 unless `lending`, and then some GC lent;
-    `0 <= leased <= dead` (leased cells count as allocated); with `leasing` False (SHARDSWEEP_ADOPT=
-    block) 0 on every GC, True some GC found cells on a lease, None (the default adoption, a lease sized
-    by the heap's room left, where a run may never lease) either; the large-object space's figures as `judge_large_objects`
-    says."""
+    `0 <= leased <= dead` (leased cells count as allocated); with `leasing` False 0 on every GC,
+    True some GC found cells on a lease (the space leases under every adoption unit: a current
+    block's whole list is its bin's lease), None either; the large-object space's figures as
+    `judge_large_objects` says."""
     lines = [fields(l) for l in run.out.splitlines() if l.startswith("shardsweep-footprint gc=")]
     gcs = num(run.json, "gc_count")
     if run.rc != 0 or gcs is None or len(lines) != gcs:

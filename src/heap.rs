@@ -81,6 +81,9 @@ pub struct Heap {
 unsafe impl Send for Heap {}
 
 impl Heap {
+    /// Offset of the leases (`[Block; BIN_COUNT]`) in a heap, for [`crate::jit_layout`].
+    pub(crate) const LEASES: usize = std::mem::offset_of!(Heap, leases);
+
     /// A new heap on the global allocator's heap.
     pub fn new_boxed(shared: &'static Shared) -> Box<Heap> {
         let mut b = Box::<Heap>::new_uninit();

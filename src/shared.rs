@@ -34,6 +34,11 @@ pub struct Settings {
     /// its free cells ([`Adopt`]). `Lease` is for garbage-collected mode only (a sweep reclaims
     /// the leased cells a heap did not hand out); the malloc front end adopts blocks.
     pub adopt: Adopt,
+    /// Garbage-collected mode: a bin's current block hands its whole free list to the bin's
+    /// lease as it becomes current (`heap/lease.rs`), so that every small-size pop is from a
+    /// lease head at a fixed place in the heap ([`crate::jit_layout::LEASE_HEADS`]: the JIT's
+    /// pop, one load shorter and without the `used` count). The malloc front end keeps `false`.
+    pub lease_current: bool,
     /// Lend runs of free cells of at least this many bytes to larger requests (`block/lend.rs`);
     /// 0 = off. Garbage-collected mode with an eager sweep only, with `hole_live` set.
     pub lend_holes: usize,
@@ -55,6 +60,7 @@ impl Default for Settings {
             reuse: ReuseOrder::Address,
             spill: Spill::Charge,
             adopt: Adopt::Block,
+            lease_current: false,
             lend_holes: 0,
             hole_live: None,
             marks: None,

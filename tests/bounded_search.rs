@@ -23,6 +23,7 @@ fn shared() -> &'static Shared {
         reuse: ReuseOrder::Address,
         spill: Spill::Charge,
         adopt: Adopt::Block,
+        lease_current: false,
         lend_holes: 0,
         hole_live: None,
         marks: None,

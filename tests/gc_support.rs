@@ -208,6 +208,7 @@ fn idle_bins_are_swept_and_abandoned_at_a_lazy_gc() {
         reuse: ReuseOrder::Address,
         spill: Spill::Charge,
         adopt: Adopt::Block,
+        lease_current: false,
         lend_holes: 0,
         hole_live: None,
         ..gc_settings()

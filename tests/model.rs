@@ -109,6 +109,7 @@ fn run_with(ops: Vec<Op>, accounting: Accounting, reuse: ReuseOrder, spill: Spil
             reuse,
             spill,
             adopt: Adopt::Block,
+            lease_current: false,
             lend_holes: 0,
             hole_live: None,
             marks: None,

@@ -31,6 +31,7 @@ fn fixture() -> (
         reuse: ReuseOrder::Address,
         spill: Spill::Charge,
         adopt: Adopt::Block,
+        lease_current: false,
         lend_holes: 0,
         hole_live: None,
         marks: None,

@@ -125,4 +125,25 @@ impl Block {
         (first, n)
     }
 
+    /// Takes the whole of `free` as a lease (`Settings::lease_current`): in O(1) from the
+    /// counts when `local_free` is empty (a garbage-collected embedder's blocks, where only
+    /// sweeps and extensions list cells: `used + |free| + |local_free| + unlisted_free ==
+    /// capacity`, `Block::is_valid`), else by a walk ([`Block::take_prefix`]).
+    ///
+    /// # Safety
+    /// As [`Block::take_prefix`].
+    pub(crate) unsafe fn take_all(&mut self) -> (*mut Cell, usize) {
+        if self.free.is_null() || !self.local_free.is_null() {
+            // SAFETY: per the contract.
+            return unsafe { self.take_prefix(usize::MAX) };
+        }
+        let n = self.capacity() - self.used() - self.unlisted_free();
+        debug_assert!(n > 0);
+        let first = self.free;
+        self.free = ptr::null_mut();
+        crate::steps::add(1);
+        self.used += n as u32;
+        debug_assert!(self.is_valid());
+        (first, n)
+    }
 }

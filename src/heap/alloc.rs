@@ -305,8 +305,19 @@ impl Heap {
                 self.queues[bin].remove(b);
                 self.queues[bin].push_front(b);
             }
-            self.set_direct(bin);
-            (*b).pop()
+            if self.shared.settings.lease_current && self.leases[bin].free.is_null() {
+                // The block's whole list becomes the bin's lease (its cells counted handed out
+                // in the block): every pop of the bin is then from the lease head.
+                let (cells, _) = (*b).take_all();
+                self.leases[bin].free = cells;
+                // The fast path counts pops in `used`; restarting it keeps it ≤ a lease.
+                self.leases[bin].used = 0;
+                self.set_direct(bin);
+                self.leases[bin].pop()
+            } else {
+                self.set_direct(bin);
+                (*b).pop()
+            }
         };
         debug_assert!(!cell.is_null(), "use_block of a block without a free cell");
         // SAFETY: the caller's block has a free cell, so the pop returned one.

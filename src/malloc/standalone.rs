@@ -68,6 +68,7 @@ static SHARED: Shared = Shared::new(
         reuse: ReuseOrder::Address,
         spill: Spill::Charge,
         adopt: Adopt::Block,
+        lease_current: false,
         lend_holes: 0,
         hole_live: None,
         marks: None,

@@ -143,6 +143,7 @@ pub fn gc_settings() -> Settings {
         reuse: ReuseOrder::Address,
         spill: Spill::Charge,
         adopt: Adopt::Block,
+        lease_current: false,
         lend_holes: 0,
         hole_live: None,
         marks: None,

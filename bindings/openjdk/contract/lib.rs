@@ -106,12 +106,11 @@ pub mod expected {
     /// The free-list fast path mmtk reports for `FreeList(0)` in a shardsweep build
     /// (`AllocatorInfo::FreeList`, which our patch to mmtk-openjdk hands to its JIT through
     /// `mmtk_get_free_list_fastpath`): the heap pointer 24 bytes into the allocator (after `tls`,
-    /// `space`, `context`), then the core's offsets (`shardsweep::jit_layout`): the direct table
-    /// at the heap's start, a block's `free` at 0 and `used` (u32) at 8, a cell's link at 0.
+    /// `space`, `context`), then the core's (`shardsweep::jit_layout`): the address of a static
+    /// table of each size's list-head offset in the heap (`LEASE_HEADS`, a word per size in
+    /// words, so indexed by the size in bytes; not a constant: checked by its entries), a cell's
+    /// link at 0.
     pub const FREE_LIST_HEAP_POINTER_OFFSET: usize = free_list_allocator_offset(0) + 24; // 560
-    pub const FREE_LIST_DIRECT_TABLE_OFFSET: usize = 0;
-    pub const FREE_LIST_BLOCK_FREE_OFFSET: usize = 0;
-    pub const FREE_LIST_BLOCK_USED_OFFSET: usize = 8;
     pub const FREE_LIST_CELL_NEXT_OFFSET: usize = 0;
     /// The largest object it serves with 64 KiB blocks: the direct table's end (1 KiB); with
     /// 4 KiB blocks the space's largest object, 512 B.
@@ -133,19 +132,17 @@ pub mod expected {
 /// `max_inline_bytes`.
 pub unsafe fn jit_pop(mutator: *mut u8, info: &mmtk::util::alloc::AllocatorInfo, size: usize) -> mmtk::util::Address {
     use mmtk::util::alloc::AllocatorInfo;
-    let AllocatorInfo::FreeList { heap_pointer_offset, direct_table_offset, max_inline_bytes, block_free_offset, block_used_offset, cell_next_offset } = *info else {
+    let AllocatorInfo::FreeList { heap_pointer_offset, head_table, max_inline_bytes, cell_next_offset } = *info else {
         return mmtk::util::Address::ZERO;
     };
     assert!(size % 8 == 0 && size <= max_inline_bytes);
     let heap = *(mutator.add(heap_pointer_offset) as *const *mut u8);
-    let block = *(heap.add(direct_table_offset + size) as *const *mut u8);
-    let free = block.add(block_free_offset) as *mut *mut u8;
-    let cell = *free;
+    let head = heap.add(*((head_table + size) as *const usize)) as *mut *mut u8;
+    let cell = *head;
     if cell.is_null() {
         return mmtk::util::Address::ZERO;
     }
-    *free = *(cell.add(cell_next_offset) as *const *mut u8);
-    *(block.add(block_used_offset) as *mut u32) += 1;
+    *head = *(cell.add(cell_next_offset) as *const *mut u8);
     mmtk::util::Address::from_mut_ptr(cell)
 }
 

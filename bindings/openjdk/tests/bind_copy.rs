@@ -69,14 +69,19 @@ fn mutator_works_after_the_jvm_copies_it() {
     // The JIT's fast path, as mmtk reports it.
     let info = AllocatorInfo::new::<VM>(sel);
     let max_inline = match info {
-        AllocatorInfo::FreeList { heap_pointer_offset, direct_table_offset, max_inline_bytes, block_free_offset, block_used_offset, cell_next_offset } => {
+        AllocatorInfo::FreeList { heap_pointer_offset, head_table, max_inline_bytes, cell_next_offset } => {
             assert!(cfg!(feature = "shardsweep"), "stock MarkSweep reports a free-list fast path: {info:?}");
             assert_eq!(
-                (heap_pointer_offset, direct_table_offset, block_free_offset, block_used_offset, cell_next_offset),
-                (e::FREE_LIST_HEAP_POINTER_OFFSET, e::FREE_LIST_DIRECT_TABLE_OFFSET, e::FREE_LIST_BLOCK_FREE_OFFSET,
-                 e::FREE_LIST_BLOCK_USED_OFFSET, e::FREE_LIST_CELL_NEXT_OFFSET),
+                (heap_pointer_offset, cell_next_offset),
+                (e::FREE_LIST_HEAP_POINTER_OFFSET, e::FREE_LIST_CELL_NEXT_OFFSET),
                 "{info:?}"
             );
+            // The head table: a word per size in words, each a word-aligned offset in the heap,
+            // the same for the sizes of one size class (so rising with the size).
+            assert!(head_table != 0 && head_table % 8 == 0, "{info:?}");
+            // SAFETY: the table has an entry per size in words up to `max_inline_bytes`.
+            let heads: Vec<usize> = (8..=max_inline_bytes).step_by(8).map(|s| unsafe { *((head_table + s) as *const usize) }).collect();
+            assert!(heads.iter().all(|&o| o % 8 == 0) && heads.windows(2).all(|w| w[0] <= w[1]), "{heads:?}");
             assert!(max_inline_bytes <= e::FREE_LIST_MAX_INLINE_BYTES_64K && max_inline_bytes <= max_non_los);
             if max_non_los == 8 << 10 {
                 assert_eq!(max_inline_bytes, e::FREE_LIST_MAX_INLINE_BYTES_64K, "64 KiB blocks");

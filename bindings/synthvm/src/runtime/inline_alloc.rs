@@ -21,10 +21,8 @@ use crate::vm::SynthVM;
 #[derive(Clone, Copy, Debug)]
 pub struct FreeListPath {
     heap_pointer_offset: usize,
-    direct_table_offset: usize,
+    head_table: usize,
     max_inline_bytes: usize,
-    block_free_offset: usize,
-    block_used_offset: usize,
     cell_next_offset: usize,
 }
 
@@ -35,21 +33,9 @@ impl FreeListPath {
     pub fn of_default_allocator() -> Option<FreeListPath> {
         let selector = memory_manager::get_allocator_mapping(mmtk(), AllocationSemantics::Default);
         match AllocatorInfo::new::<SynthVM>(selector) {
-            AllocatorInfo::FreeList {
-                heap_pointer_offset,
-                direct_table_offset,
-                max_inline_bytes,
-                block_free_offset,
-                block_used_offset,
-                cell_next_offset,
-            } => Some(FreeListPath {
-                heap_pointer_offset,
-                direct_table_offset,
-                max_inline_bytes,
-                block_free_offset,
-                block_used_offset,
-                cell_next_offset,
-            }),
+            AllocatorInfo::FreeList { heap_pointer_offset, head_table, max_inline_bytes, cell_next_offset } => {
+                Some(FreeListPath { heap_pointer_offset, head_table, max_inline_bytes, cell_next_offset })
+            }
             _ => None,
         }
     }
@@ -66,8 +52,9 @@ impl FreeListPath {
         size <= self.max_inline_bytes
     }
 
-    /// The JIT's sequence: a cell of `size` bytes popped from the free list of the mutator's
-    /// current block of that size, or zero (the caller then calls MMTk).
+    /// The JIT's sequence: a cell of `size` bytes popped from the mutator's free-list head of
+    /// that size (its offset in the heap read from the static table), or zero (the caller then
+    /// calls MMTk).
     ///
     /// # Safety
     /// `mutator` is the calling thread's bound MMTk mutator, not used by any other thread
@@ -76,14 +63,12 @@ impl FreeListPath {
     pub unsafe fn pop(&self, mutator: *mut u8, size: usize) -> Address {
         debug_assert!(size >= 8 && size % 8 == 0 && self.serves(size));
         let heap = *(mutator.add(self.heap_pointer_offset) as *const *mut u8);
-        let block = *(heap.add(self.direct_table_offset + size) as *const *mut u8);
-        let free = block.add(self.block_free_offset) as *mut *mut u8;
-        let cell = *free;
+        let head = heap.add(*((self.head_table + size) as *const usize)) as *mut *mut u8;
+        let cell = *head;
         if cell.is_null() {
             return Address::ZERO;
         }
-        *free = *(cell.add(self.cell_next_offset) as *const *mut u8);
-        *(block.add(self.block_used_offset) as *mut u32) += 1;
+        *head = *(cell.add(self.cell_next_offset) as *const *mut u8);
         Address::from_mut_ptr(cell)
     }
 }
