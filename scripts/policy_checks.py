@@ -507,9 +507,8 @@ def main(argv=None):
     r = S.execute([ss64, *small(8, 16, "lusearch-jvm")], {"SHARDSWEEP_ADOPT": "lease", "SHARDSWEEP_REPORT_FOOTPRINT": 1}, timeout=120)
     ok, msg = judge_footprint_report(r, leasing=True, large_objects=True)
     S.verdict((ok, f"adopt=lease lusearch-jvm: {msg}"), r.out)
-    # Whole blocks adopted, yet leases: a current block's whole list is its bin's lease (the JIT's head).
     r = S.execute([ss64, *small(8, 16, "lusearch-jvm")], {"SHARDSWEEP_ADOPT": "block", "SHARDSWEEP_REPORT_FOOTPRINT": 1}, timeout=120)
-    ok, msg = judge_footprint_report(r, leasing=True, large_objects=True)
+    ok, msg = judge_footprint_report(r, leasing=True, large_objects=True)  # a current block's list is a lease
     S.verdict((ok, f"adopt=block lusearch-jvm: {msg}"), r.out)
     S.run("ss64k adopt=headroom lazy t8 lusearch", [ss64, *small(8, 16, "lusearch", "--verify")],
           {"SHARDSWEEP_ADOPT": "headroom", "SHARDSWEEP_SWEEP": "lazy", "SHARDSWEEP_CHECK_ACCOUNTING": 1})
