@@ -42,9 +42,10 @@
 //! hold. Lent cells count among the allocated cells of the split above (as `live`, `rounding`
 //! or `dead`, by what the oracle says of a cell's start), not in `free`.
 //!
-//! `leased` (with `SHARDSWEEP_ADOPT=headroom` or `lease`, else 0): the bytes of the cells on the
-//! mutators' leases not yet handed out (`Heap::leased_bytes`): counted as allocated in their
-//! blocks, so a part of `dead` above, yet held by a mutator as `filling` is.
+//! `leased`: the bytes of the cells on the mutators' leases not yet handed out
+//! (`Heap::leased_bytes`; under every adoption unit, since a current block's whole list is its
+//! bin's lease, `Settings::lease_current`): counted as allocated in their blocks, so a part of
+//! `dead` above, yet held by a mutator as `filling` is.
 //!
 //! Not in it: the large-object space (another space of the plan, with its own pages). Beside it:
 //! `los_pages`, the large-object space's reported pages at the same point, and at the GC's end a
