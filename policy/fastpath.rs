@@ -39,9 +39,10 @@ pub(crate) fn configure(options: &Options) {
     OFFERED.store(on, Ordering::Relaxed);
 }
 
-/// The largest object the fast path serves: the direct table's end, within the space's objects.
-pub const MAX_INLINE_BYTES: usize = if shardsweep::MAX_DIRECT_BYTES < super::MAX_OBJECT_SIZE {
-    shardsweep::MAX_DIRECT_BYTES
+/// The largest object the fast path serves: the head table's end (every small size), within
+/// the space's objects.
+pub const MAX_INLINE_BYTES: usize = if shardsweep::MAX_SMALL_BYTES < super::MAX_OBJECT_SIZE {
+    shardsweep::MAX_SMALL_BYTES
 } else {
     super::MAX_OBJECT_SIZE
 };

@@ -12,7 +12,7 @@
 
 use crate::block::Block;
 use crate::cell::Cell;
-use crate::config::DIRECT_SLOTS;
+use crate::config::{LOG_WORD_BYTES, MAX_SMALL_BYTES};
 use crate::heap::Heap;
 use crate::size_class::bin_of_words;
 
@@ -21,18 +21,22 @@ const BLOCK_FREE: usize = std::mem::offset_of!(Block, free);
 /// Offset of a free cell's link to the next one.
 pub const CELL_NEXT: usize = std::mem::offset_of!(Cell, next);
 
-/// Per object size in words (0 ..= `MAX_DIRECT_BYTES / 8`), the offset in a [`Heap`] of the
+/// Entries of [`LEASE_HEADS`]: every small size in words, 0 ..= `MAX_SMALL_BYTES / 8` (every
+/// bin has a lease, so a JIT pops inline up to the largest small size, not only up to the
+/// direct table's end).
+pub const HEAD_SLOTS: usize = (MAX_SMALL_BYTES >> LOG_WORD_BYTES) + 1;
+
+/// Per object size in words (0 ..= `MAX_SMALL_BYTES / 8`), the offset in a [`Heap`] of the
 /// list head its pops take under `Settings::lease_current`: the `free` of its bin's lease. A
 /// word per entry, so a JIT indexes it by the size in bytes: `LEASE_HEADS.as_ptr() as usize +
 /// size` (sizes are whole words). Static and never written: a JIT reads it when it compiles a
-/// constant size. Larger sizes keep the call (every bin has a lease, but inline pops of up to
-/// 8 KiB measured no faster: `bindings/openjdk/RESULTS.md`, "The JIT's pop from lease heads").
-pub static LEASE_HEADS: [usize; DIRECT_SLOTS] = lease_heads();
+/// constant size.
+pub static LEASE_HEADS: [usize; HEAD_SLOTS] = lease_heads();
 
-const fn lease_heads() -> [usize; DIRECT_SLOTS] {
-    let mut t = [0; DIRECT_SLOTS];
+const fn lease_heads() -> [usize; HEAD_SLOTS] {
+    let mut t = [0; HEAD_SLOTS];
     let mut w = 0;
-    while w < DIRECT_SLOTS {
+    while w < HEAD_SLOTS {
         t[w] = Heap::LEASES + bin_of_words(w) * std::mem::size_of::<Block>() + BLOCK_FREE;
         w += 1;
     }
