@@ -32,6 +32,8 @@
 //! | `SHARDSWEEP_HOLES`             | `0` (off), or bytes 256 to 65536 | `0`        |
 //! | `SHARDSWEEP_SPILL`             | `charge`, `defer`                | `charge`   |
 //! | `SHARDSWEEP_ADOPT`             | `headroom`, `lease`, `block`     | `headroom` |
+//! | `SHARDSWEEP_LISTING_PAGES`     | `1` to the pages of a block      | `4`        |
+//! | `SHARDSWEEP_EXTENSION_PAGES`   | `1` to the pages of a block      | `4`        |
 //!
 //! The block size is a build-time setting of the core (`SHARDSWEEP_BLOCK_KIB`), and so is the
 //! largest object the space serves (`SHARDSWEEP_MAX_OBJECT_BYTES`, `mod.rs`): either given at
@@ -146,6 +148,15 @@ fn parse_hole_bytes(s: &str) -> Result<usize, String> {
         .ok()
         .filter(|&n| n == 0 || (256..=65536).contains(&n))
         .ok_or_else(|| format!("invalid hole size {s:?}: valid values are 0 (off) or 256 to 65536 bytes"))
+}
+
+fn parse_pages(s: &str) -> Result<usize, String> {
+    let max = shardsweep::config::PAGES_PER_BLOCK;
+    s.trim()
+        .parse::<usize>()
+        .ok()
+        .filter(|&n| (1..=max).contains(&n))
+        .ok_or_else(|| format!("invalid number of pages {s:?}: valid values are 1 to {max} (the pages of a block)"))
 }
 
 fn parse_idle_cap(s: &str) -> Result<Option<usize>, String> {
@@ -264,7 +275,21 @@ pub struct SpaceSettings {
     /// page's worth of its free cells, or a lease sized by the heap's room left
     /// (`SHARDSWEEP_ADOPT`, `shardsweep::Adopt`).
     pub adopt: Adopt,
+    /// Pages with dead cells that one listing of a swept block's unlisted cells takes, at most
+    /// (`SHARDSWEEP_LISTING_PAGES`, `shardsweep::Settings::listing_pages`): each listing is a
+    /// call from the JIT's code into the runtime.
+    pub listing_pages: usize,
+    /// Pages an extension slow path extends a block by while the heap has room
+    /// (`SHARDSWEEP_EXTENSION_PAGES`, `shardsweep::Settings::extension_pages`): each slow path
+    /// is a call from the JIT's code into the runtime.
+    pub extension_pages: usize,
 }
+
+/// `SHARDSWEEP_LISTING_PAGES`' default: four pages, 16 KiB of cells per listing.
+pub const DEFAULT_LISTING_PAGES: usize = 4;
+
+/// `SHARDSWEEP_EXTENSION_PAGES`' default: four pages while the heap has room.
+pub const DEFAULT_EXTENSION_PAGES: usize = 4;
 
 /// Exit status for an invalid setting: a usage error (synthvm's `--help`: 2).
 pub const EXIT_USAGE: i32 = 2;
@@ -341,6 +366,8 @@ impl SpaceSettings {
             holes: read(&mut e, "SHARDSWEEP_HOLES", 0, parse_hole_bytes),
             spill: read(&mut e, "SHARDSWEEP_SPILL", Spill::Charge, Spill::parse),
             adopt: read(&mut e, "SHARDSWEEP_ADOPT", Adopt::Headroom, Adopt::parse),
+            listing_pages: read(&mut e, "SHARDSWEEP_LISTING_PAGES", DEFAULT_LISTING_PAGES, parse_pages),
+            extension_pages: read(&mut e, "SHARDSWEEP_EXTENSION_PAGES", DEFAULT_EXTENSION_PAGES, parse_pages),
         };
         // Build-time settings given at run time with another value than this build's would be
         // ignored (a study run that way compares nothing): refused.
@@ -407,7 +434,7 @@ impl SpaceSettings {
 }
 
 /// The space's run-time variables (`SpaceSettings::from_env`, `report.rs`, `global.rs`).
-pub const VARIABLES: [&str; 22] = [
+pub const VARIABLES: [&str; 24] = [
     "SHARDSWEEP_ACCOUNTING",
     "SHARDSWEEP_COUNT",
     "SHARDSWEEP_IDLE_CAP",
@@ -429,6 +456,8 @@ pub const VARIABLES: [&str; 22] = [
     "SHARDSWEEP_HOLES",
     "SHARDSWEEP_SPILL",
     "SHARDSWEEP_ADOPT",
+    "SHARDSWEEP_LISTING_PAGES",
+    "SHARDSWEEP_EXTENSION_PAGES",
     "SHARDSWEEP_PRINT_SETTINGS",
 ];
 

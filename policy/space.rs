@@ -46,7 +46,7 @@ fn describe_settings(s: &SpaceSettings) -> String {
     format!(
         "SHARDSWEEP_BLOCK_KIB={} SHARDSWEEP_MAX_OBJECT_BYTES={} SHARDSWEEP_ACCOUNTING={} SHARDSWEEP_COUNT={} SHARDSWEEP_IDLE_CAP={} SHARDSWEEP_IDLE_MARGIN={} SHARDSWEEP_IDLE_MARGIN_ROOM={} SHARDSWEEP_SWEEP={} SHARDSWEEP_ADVICE={} SHARDSWEEP_PURGE={} \
          SHARDSWEEP_DECAY={} SHARDSWEEP_ABANDON_IDLE={} SHARDSWEEP_ABANDON_ALL={} SHARDSWEEP_CHECK_ACCOUNTING={} \
-         SHARDSWEEP_CHECK_RECLAIM={} SHARDSWEEP_ZERO={} SHARDSWEEP_REUSE={} SHARDSWEEP_HOLES={} SHARDSWEEP_SPILL={} SHARDSWEEP_ADOPT={}",
+         SHARDSWEEP_CHECK_RECLAIM={} SHARDSWEEP_ZERO={} SHARDSWEEP_REUSE={} SHARDSWEEP_HOLES={} SHARDSWEEP_SPILL={} SHARDSWEEP_ADOPT={} SHARDSWEEP_LISTING_PAGES={} SHARDSWEEP_EXTENSION_PAGES={}",
         shardsweep::BLOCK_BYTES / 1024,
         super::MAX_OBJECT_SIZE,
         match s.accounting { Accounting::Page => "page", Accounting::Block => "block" },
@@ -67,6 +67,8 @@ fn describe_settings(s: &SpaceSettings) -> String {
         s.holes,
         s.spill.name(),
         s.adopt.name(),
+        s.listing_pages,
+        s.extension_pages,
     )
 }
 
@@ -245,6 +247,8 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
                 } else {
                     None
                 },
+                listing_pages: self.settings.listing_pages,
+                extension_pages: self.settings.extension_pages,
             };
             if settings.lend_holes > 0 && !sweep::holes_supported::<VM>() {
                 eprintln!("shardsweep: SHARDSWEEP_HOLES={}: this binding's mark bit is not a side bit per minimum object; valid values here: 0", settings.lend_holes);

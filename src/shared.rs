@@ -48,6 +48,15 @@ pub struct Settings {
     /// each cell ([`MarkBitmap`]). Only where the oracle has no effect but its answer (it
     /// neither clears marks nor touches dead cells) and the bitmap agrees with it.
     pub marks: Option<MarkBitmap>,
+    /// Pages with dead cells that one listing of a block's unlisted cells takes, at most
+    /// (`block/unlisted.rs`; 1 to the pages of a block). Each listing is a slow path, and under
+    /// a JIT a call into the runtime: four pages list 16 KiB of cells per call instead of 4.
+    pub listing_pages: usize,
+    /// Pages an extension slow path extends a block by, at most, while the budget's room
+    /// allows ([`crate::lease_pages`]: down to one page near the limit). 1: a page per slow path
+    /// (the malloc front end). More: fewer slow paths (under a JIT, calls into the runtime), at
+    /// the price of up to that many pages charged ahead per (heap, size class) pair.
+    pub extension_pages: usize,
 }
 
 impl Default for Settings {
@@ -64,6 +73,8 @@ impl Default for Settings {
             lend_holes: 0,
             hole_live: None,
             marks: None,
+            listing_pages: 1,
+            extension_pages: 1,
         }
     }
 }

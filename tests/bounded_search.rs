@@ -27,6 +27,8 @@ fn shared() -> &'static Shared {
         lend_holes: 0,
         hole_live: None,
         marks: None,
+        listing_pages: 1,
+        extension_pages: 1,
     };
     Shared::new(arena, budget, os, settings).leak()
 }

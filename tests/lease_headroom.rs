@@ -36,6 +36,10 @@ impl PageBudget for RoomBudget {
 }
 
 fn shared_with_room(sharers: usize) -> (&'static Shared, &'static RoomBudget) {
+    shared_with(sharers, Settings { adopt: Adopt::Headroom, abandon_all_partial: true, ..gc_settings() })
+}
+
+fn shared_with(sharers: usize, settings: Settings) -> (&'static Shared, &'static RoomBudget) {
     let budget: &'static RoomBudget = Box::leak(Box::new(RoomBudget {
         pages: CountingBudget::unlimited(),
         room: AtomicUsize::new(usize::MAX),
@@ -43,7 +47,6 @@ fn shared_with_room(sharers: usize) -> (&'static Shared, &'static RoomBudget) {
     }));
     let source: &'static HeapSource = Box::leak(Box::new(HeapSource::new(100)));
     let os: &'static RecordingOs = Box::leak(Box::default());
-    let settings = Settings { adopt: Adopt::Headroom, abandon_all_partial: true, ..gc_settings() };
     (Shared::new(source, budget, os, settings).leak(), budget)
 }
 
@@ -131,4 +134,33 @@ fn adopt_parses_headroom() {
     assert_eq!(Adopt::Headroom.name(), "headroom");
     let e = Adopt::parse("page").unwrap_err();
     assert!(e.contains("valid values are block, lease, headroom"), "{e}");
+}
+
+/// Extension by room (`Settings::extension_pages`): a slow path that extends a block extends it
+/// by that many pages while the room's share per (heap, size class) pair covers them, by the
+/// share below it, by one page at the limit. Counted as the slow paths that raised the block's
+/// capacity while one heap fills its first block: the pages where cells start, `want` at a time.
+#[test]
+fn an_extension_takes_up_to_extension_pages_while_there_is_room() {
+    let ppb = PAGES_PER_BLOCK;
+    for (most, room, sharers, want) in [(1, usize::MAX, 1, 1), (4, usize::MAX, 1, 4.min(ppb)), (4, 6, 3, 2.min(ppb)), (4, 0, 8, 1), (ppb, usize::MAX, 1, ppb)] {
+        let (shared, budget) = shared_with(sharers, Settings { extension_pages: most, ..gc_settings() });
+        budget.room.store(room, Ordering::Relaxed);
+        let mut heap = Heap::new_boxed(shared);
+        let first = heap.alloc(SIZE);
+        assert!(!first.is_null());
+        let b = heap.blocks()[0];
+        // SAFETY (each read below): the heap's own block, read on its thread.
+        let (starts, reserved) = unsafe { ((*b).starts().count(), (*b).reserved()) };
+        let mut extensions = 1;
+        let mut capacity = unsafe { (*b).capacity() };
+        assert!(capacity > 0);
+        while capacity < reserved {
+            assert!(!heap.alloc(SIZE).is_null());
+            let now = unsafe { (*b).capacity() };
+            extensions += usize::from(now > capacity);
+            capacity = now;
+        }
+        assert_eq!(extensions, starts.div_ceil(want), "slow paths that extended the block, {most} pages at most, room {room}, {sharers} sharers");
+    }
 }

@@ -174,3 +174,54 @@ fn unlisted_cells_survive_into_the_next_gc() {
         heap.sweep(&mut |_| panic!("the bitmap serves"));
     }
 }
+
+/// The listings of one workload's unlisted cells with `listing_pages` = `k`: per block (in the
+/// order first seen), how many slow paths listed cells, and the cells listed in all.
+fn listings(k: usize) -> (Vec<usize>, usize) {
+    let settings = Settings { marks: Some(BITMAP), listing_pages: k, ..gc_settings() };
+    let fx = fixture(settings, 10_000, usize::MAX);
+    let mut heap = Heap::new_boxed(fx.shared);
+    let size = 48;
+    let n = 3 * BLOCK_BYTES / size;
+    let cells: Vec<usize> = (0..n).map(|_| heap.alloc(size) as usize).collect();
+    let live: HashSet<usize> = cells.iter().copied().step_by(5).collect();
+    live.iter().for_each(|&c| mark(c));
+    heap.sweep(&mut |_| panic!("the bitmap serves"));
+    let blocks = heap.blocks();
+    // SAFETY: the heap's blocks, read on its own thread.
+    let unlisted = |b: *mut Block| unsafe { (*b).unlisted_free() };
+    let mut count = vec![0; blocks.len()];
+    let mut listed = 0;
+    let mut before: Vec<usize> = blocks.iter().map(|&b| unlisted(b)).collect();
+    for _ in 0..n - live.len() {
+        let c = heap.alloc(size) as usize;
+        assert!(c != 0 && !live.contains(&c), "a live cell handed out again (listing {k} pages)");
+        for (i, &b) in blocks.iter().enumerate() {
+            let now = unlisted(b);
+            if now < before[i] {
+                count[i] += 1;
+                listed += before[i] - now;
+            }
+            before[i] = now;
+        }
+    }
+    assert!(before.iter().all(|&u| u == 0), "dead cells left unlisted after as many allocations as died");
+    (count, listed)
+}
+
+/// `Settings::listing_pages`: a listing takes the dead cells of up to that many pages, so a
+/// block whose unlisted cells took `m` one-page listings takes `ceil(m / k)` of them, and every
+/// setting lists the same cells in all.
+#[test]
+fn a_listing_takes_up_to_listing_pages_pages() {
+    let (one, cells) = listings(1);
+    if BLOCK_BYTES >= 64 << 10 {
+        assert!(one.iter().any(|&m| m > 1), "the sweep left too few pages unlisted to tell: {one:?}");
+    }
+    for k in [2, 4, PAGES_PER_BLOCK] {
+        let (got, cells_k) = listings(k);
+        let want: Vec<usize> = one.iter().map(|m| m.div_ceil(k)).collect();
+        assert_eq!(got, want, "listings per block with {k} pages per listing");
+        assert_eq!(cells_k, cells, "cells listed in all with {k} pages per listing");
+    }
+}

@@ -113,6 +113,8 @@ fn run_with(ops: Vec<Op>, accounting: Accounting, reuse: ReuseOrder, spill: Spil
             lend_holes: 0,
             hole_live: None,
             marks: None,
+            listing_pages: 1,
+            extension_pages: 1,
         },
         4096,
         usize::MAX,

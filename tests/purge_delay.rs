@@ -35,6 +35,8 @@ fn fixture() -> (
         lend_holes: 0,
         hole_live: None,
         marks: None,
+        listing_pages: 1,
+        extension_pages: 1,
     };
     (
         Shared::new(arena, budget, os, settings).leak(),

@@ -1,5 +1,5 @@
-//! Dead cells a sweep leaves off the lists: the owner lists them a page at a time, when it next
-//! needs a cell of the block.
+//! Dead cells a sweep leaves off the lists: the owner lists them a few pages at a time
+//! (`Settings::listing_pages`), when it next needs a cell of the block.
 //!
 //! A sweep that reads the embedder's mark bitmap ([`MarkBitmap`]) lists the dead cells of the
 //! block's pages in address order until one page has given the list a cell; the dead cells of
@@ -35,31 +35,33 @@ impl Block {
         self.unlisted_free as usize
     }
 
-    /// Lists the dead cells of the next unlisted page that has any (in address order, in front
-    /// of `free`), as `marks` tells them: the bitmap the block's last sweep read, not cleared
-    /// since. `zero`: the cells are zeroed first (the space zeroes what it hands out). Returns
-    /// whether a cell was listed. Owner only. Work: one mark-bit read per cell of the pages
-    /// passed over (at most the block's cells; a page the sweep deferred has a dead cell, so
-    /// most calls read one page).
-    pub fn list_unlisted(&mut self, marks: &MarkBitmap, zero: bool) -> bool {
+    /// Lists the dead cells of the next unlisted pages that have any, up to `pages` such pages
+    /// (in address order, in front of `free`), as `marks` tells them: the bitmap the block's
+    /// last sweep read, not cleared since. `zero`: the cells are zeroed first (the space zeroes
+    /// what it hands out). Returns whether a cell was listed. Owner only. Work: one mark-bit
+    /// read per cell of the pages passed over (at most the block's cells; a page the sweep
+    /// deferred has a dead cell, so most calls read `pages` pages).
+    pub fn list_unlisted(&mut self, marks: &MarkBitmap, zero: bool, pages: usize) -> bool {
         if self.unlisted_free == 0 {
             return false;
         }
-        debug_assert!(marks.serves(self.cell_size()) && self.excluded.is_empty());
+        debug_assert!(marks.serves(self.cell_size()) && self.excluded.is_empty() && pages > 0);
         let cs = self.cell_size();
         let start = self.start() as usize;
         let base = (marks.byte_of)(start);
         let log_granule = marks.log_granule;
         let mut p = self.list_from as usize;
-        while p < PAGES_PER_BLOCK {
+        let mut head: *mut Cell = ptr::null_mut();
+        let mut tail: *mut *mut Cell = &mut head;
+        let mut n = 0u32;
+        let mut listed_pages = 0;
+        while p < PAGES_PER_BLOCK && listed_pages < pages && n < u32::from(self.unlisted_free) {
             if !self.extended.contains(p) {
                 p += 1;
                 continue;
             }
             let (first, end) = cells_starting_in(p, cs, self.reserved());
-            let mut head: *mut Cell = ptr::null_mut();
-            let mut tail: *mut *mut Cell = &mut head;
-            let mut n = 0u32;
+            let before = n;
             for i in first..end {
                 let off = HEADER_BYTES + i * cs;
                 let g = off >> log_granule;
@@ -85,16 +87,19 @@ impl Block {
             }
             crate::steps::add(end - first);
             p += 1;
-            if n > 0 {
-                // SAFETY: `tail` is the link word of the last cell listed above.
-                unsafe { *tail = self.free };
-                self.free = head;
-                debug_assert!(n <= u32::from(self.unlisted_free));
-                self.unlisted_free -= n as u16;
-                self.list_from = if self.unlisted_free == 0 { PAGES_PER_BLOCK } else { p } as u8;
-                debug_assert!(self.is_valid());
-                return true;
+            if n > before {
+                listed_pages += 1;
             }
+        }
+        if n > 0 {
+            // SAFETY: `tail` is the link word of the last cell listed above.
+            unsafe { *tail = self.free };
+            self.free = head;
+            debug_assert!(n <= u32::from(self.unlisted_free));
+            self.unlisted_free -= n as u16;
+            self.list_from = if self.unlisted_free == 0 { PAGES_PER_BLOCK } else { p } as u8;
+            debug_assert!(self.is_valid());
+            return true;
         }
         debug_assert!(false, "{} unlisted cells not found from page {}", self.unlisted_free, self.list_from);
         self.unlisted_free = 0;

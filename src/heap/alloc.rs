@@ -111,10 +111,12 @@ impl Heap {
                 if let Some(p) = self.hole_cell(bin) {
                     return Ok(p);
                 }
-                match self.extend_held(&held, charging)? {
+                let b = match self.extend_held(&held, charging)? {
                     Some(b) => b,
                     None => self.new_block(bin, charging)?,
-                }
+                };
+                self.extend_ahead(b, charging);
+                b
             }
         };
         // SAFETY: every step hands back a block queued in this bin with a free cell.
@@ -176,9 +178,10 @@ impl Heap {
         None
     }
 
-    /// Step 1's and 2's first resort for a block without a listed cell: the next page of the
-    /// dead cells its sweep left unlisted (`block/unlisted.rs`), listed with the marks that
-    /// sweep read. Work: one page of cells, as an extension, without a charge.
+    /// Step 1's and 2's first resort for a block without a listed cell: the next pages of the
+    /// dead cells its sweep left unlisted (`block/unlisted.rs`, at most
+    /// `Settings::listing_pages` pages with dead cells), listed with the marks that sweep read.
+    /// Work: those pages' cells, as an extension, without a charge.
     ///
     /// # Safety: the caller holds `b` exclusively (owned, or popped from its stack).
     pub(super) unsafe fn list_unlisted(&self, b: *mut Block) -> bool {
@@ -191,7 +194,7 @@ impl Heap {
                 debug_assert!(false, "unlisted cells without a mark bitmap");
                 return false;
             };
-            (*b).list_unlisted(marks, self.shared.settings.zero_cells)
+            (*b).list_unlisted(marks, self.shared.settings.zero_cells, self.shared.settings.listing_pages)
         }
     }
 
@@ -270,6 +273,27 @@ impl Heap {
             }
         }
         Ok(None)
+    }
+
+    /// Steps 3 to 6's tail: while the heap has room, `b` (just extended by a page) extends by a
+    /// few more, up to `Settings::extension_pages` pages in all and no more than the room's
+    /// share per (heap, size class) pair ([`lease_pages`]): one slow path, and under a JIT one
+    /// call into the runtime, then lists several pages' cells (a 4.5 KiB cell takes a page of
+    /// its own). An extension that finds nothing to extend or is refused ends it: the cell the
+    /// first page gave is enough (a refusal has asked for a GC, which comes at the next stop).
+    fn extend_ahead(&mut self, b: *mut Block, charging: &mut Charging) {
+        let most = self.shared.settings.extension_pages;
+        if most <= 1 {
+            return;
+        }
+        let pages = most.min(lease_pages(self.shared.budget.headroom()));
+        let settings = &self.shared.settings;
+        for _ in 1..pages {
+            // SAFETY: `b` is queued in its bin and owned by this heap (the caller's block).
+            if !matches!(unsafe { (*b).extend(charging, settings.zero_cells, settings.spill) }, Ok(true)) {
+                break;
+            }
+        }
     }
 
     /// Steps 5 and 6: a retired block whose pages are still resident (the source's, if it keeps

@@ -72,6 +72,8 @@ static SHARED: Shared = Shared::new(
         lend_holes: 0,
         hole_live: None,
         marks: None,
+        listing_pages: 1,
+        extension_pages: 1,
     },
 );
 

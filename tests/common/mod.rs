@@ -147,6 +147,8 @@ pub fn gc_settings() -> Settings {
         lend_holes: 0,
         hole_live: None,
         marks: None,
+        listing_pages: 1,
+        extension_pages: 1,
     }
 }
 
