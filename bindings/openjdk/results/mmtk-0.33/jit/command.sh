@@ -8,6 +8,8 @@
 # folder's summarize.sh splits by case.
 #   bindings/openjdk/results/mmtk-0.33/jit/command.sh [OUT.csv]
 #   CASES="lusearch:8:64 ..." ROUNDS="1 2 3" CONFIGS="ss64k:MarkSweep:1 ..." command.sh
+# A configuration may name settings after a fourth colon, joined by "+" (ss64k:MarkSweep:1:
+# SHARDSWEEP_EXTENSION_PAGES=1+SHARDSWEEP_LISTING_PAGES=1); its label then ends with them.
 ROOT=$(git rev-parse --show-toplevel); I=${IMAGES:-$ROOT/.build/jvm/images}
 OUT=${1:-$ROOT/bindings/openjdk/results/mmtk-0.33/jit/runs.csv}
 # lusearch: 64 MiB (every plan has room), 19 and 33 MiB (2x MarkCompact's minimum at 8 and 24
@@ -25,14 +27,16 @@ for r in ${ROUNDS:-1 2 3 4}; do
     n=5; [ $w = h2 ] && n=3
     extra=(); [ $w = lusearch ] && extra=(--index $IDX)
     set -- $CONFIGS; k=$(( (r - 1) % $# )); cfgs=("${@:k+1}" "${@:1:k}")   # rotated per round
-    for cfg in "${cfgs[@]}"; do IFS=: read -r img plan jit <<< "$cfg"
+    for cfg in "${cfgs[@]}"; do IFS=: read -r img plan jit envs <<< "$cfg"
       fp=true; [ "$jit" = 0 ] && fp=false
-      out=$(MMTK_FREE_LIST_FASTPATH=$fp MMTK_PLAN=$plan MMTK_THREADS=2 timeout 600 /usr/bin/time -f "faults=%R cpu=%U+%S" \
+      settings=(); [ -n "$envs" ] && IFS=+ read -r -a settings <<< "$envs"
+      out=$(env "${settings[@]}" MMTK_FREE_LIST_FASTPATH=$fp MMTK_PLAN=$plan MMTK_THREADS=2 timeout 600 /usr/bin/time -f "faults=%R cpu=%U+%S" \
         $I/$img/bin/java -XX:+UseThirdPartyHeap -Xms${mib}m -Xmx${mib}m -jar ${JAR[$w]} -t $t -n $n "${extra[@]}" $w 2>&1); rc=$?
       ms=$(echo "$out" | sed -n 's/.*PASSED in \([0-9]*\) msec.*/\1/p' | tail -1)
       f=$(echo "$out" | sed -n 's/^faults=\([0-9]*\) .*$/\1/p')
       cpu=$(echo "$out" | sed -n 's/^faults=[0-9]* cpu=\([0-9.]*\)+\([0-9.]*\)$/\1 \2/p' | awk '{printf "%.2f", $1 + $2}')
       label=$img-$plan; [ "$img" != stock ] && { [ "$jit" = 1 ] && label=$label-jit || label=$label-call; }
+      [ -n "$envs" ] && label=$label-$envs
       echo "$r,$w-$mib,$t,$label,$rc,$ms,$f,$cpu" >> "$OUT"
     done
   done
