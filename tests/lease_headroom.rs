@@ -150,13 +150,15 @@ fn an_extension_takes_up_to_extension_pages_while_there_is_room() {
         let first = heap.alloc(SIZE);
         assert!(!first.is_null());
         let b = heap.blocks()[0];
-        // SAFETY (each read below): the heap's own block, read on its thread.
+        // SAFETY: the heap's own block, read on its thread.
         let (starts, reserved) = unsafe { ((*b).starts().count(), (*b).reserved()) };
         let mut extensions = 1;
+        // SAFETY: as above.
         let mut capacity = unsafe { (*b).capacity() };
         assert!(capacity > 0);
         while capacity < reserved {
             assert!(!heap.alloc(SIZE).is_null());
+            // SAFETY: as above.
             let now = unsafe { (*b).capacity() };
             extensions += usize::from(now > capacity);
             capacity = now;
