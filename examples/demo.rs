@@ -45,6 +45,8 @@ fn run(accounting: Accounting, threads: usize) -> (usize, usize) {
             lend_holes: 0,
             hole_live: None,
             marks: None,
+            listing_pages: 1,
+            extension_pages: 1,
         },
     )
     .leak();
