@@ -49,7 +49,7 @@ pub struct Settings {
     /// neither clears marks nor touches dead cells) and the bitmap agrees with it.
     pub marks: Option<MarkBitmap>,
     /// Pages with dead cells that one listing of a block's unlisted cells takes, at most
-    /// (`block/unlisted.rs`; 1 to the pages of a block). Each listing is a slow path, and under
+    /// (`block/unlisted.rs`; 1 to the pages of a block, 0 taken as 1). Each listing is a slow path, and under
     /// a JIT a call into the runtime: four pages list 16 KiB of cells per call instead of 4.
     pub listing_pages: usize,
     /// Pages an extension slow path extends a block by, at most, while the budget's room

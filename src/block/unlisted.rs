@@ -45,7 +45,9 @@ impl Block {
         if self.unlisted_free == 0 {
             return false;
         }
-        debug_assert!(marks.serves(self.cell_size()) && self.excluded.is_empty() && pages > 0);
+        debug_assert!(marks.serves(self.cell_size()) && self.excluded.is_empty());
+        // 0 would list nothing and lose the count: a listing takes one page at least.
+        let pages = pages.max(1);
         let cs = self.cell_size();
         let start = self.start() as usize;
         let base = (marks.byte_of)(start);
