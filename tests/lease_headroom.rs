@@ -139,7 +139,8 @@ fn adopt_parses_headroom() {
 /// Extension by room (`Settings::extension_pages`): a slow path that extends a block extends it
 /// by that many pages while the room's share per (heap, size class) pair covers them, by the
 /// share below it, by one page at the limit. Counted as the slow paths that raised the block's
-/// capacity while one heap fills its first block: the pages where cells start, `want` at a time.
+/// capacity while one heap fills its first block: the pages where cells start, `want` at a time;
+/// the cells go out in address order (the lowest page of an extension first).
 #[test]
 fn an_extension_takes_up_to_extension_pages_while_there_is_room() {
     let ppb = PAGES_PER_BLOCK;
@@ -156,8 +157,11 @@ fn an_extension_takes_up_to_extension_pages_while_there_is_room() {
         // SAFETY: as above.
         let mut capacity = unsafe { (*b).capacity() };
         assert!(capacity > 0);
+        let mut last = first as usize;
         while capacity < reserved {
-            assert!(!heap.alloc(SIZE).is_null());
+            let c = heap.alloc(SIZE) as usize;
+            assert!(c > last, "cells of a filling block handed out in address order ({most} pages at most)");
+            last = c;
             // SAFETY: as above.
             let now = unsafe { (*b).capacity() };
             extensions += usize::from(now > capacity);

@@ -179,6 +179,46 @@ impl Block {
     /// Work: one page of cells (at most 512 links) plus the choice of the page (at most one
     /// overlap test per page).
     pub fn extend(&mut self, charging: &mut Charging, zero: bool, spill: Spill) -> Result<bool, NoCell> {
+        self.extend_at(charging, zero, spill, None)
+    }
+
+    /// [`Block::extend`], the new cells linked behind `*tail` (the last cell of `free`, null if
+    /// it is empty) instead of in front, so that pages extended one after another in one slow
+    /// path (`Heap::extend_ahead`) are handed out in address order, the lowest first, as one
+    /// page's cells are; `*tail` becomes the new last cell.
+    ///
+    /// # Safety
+    /// `*tail` is null with `free` empty, or the last cell of `free` (its link null).
+    pub(crate) unsafe fn extend_behind(
+        &mut self,
+        tail: &mut *mut Cell,
+        charging: &mut Charging,
+        zero: bool,
+        spill: Spill,
+    ) -> Result<bool, NoCell> {
+        self.extend_at(charging, zero, spill, Some(tail))
+    }
+
+    /// The last cell of `free` (null if it is empty). Work: one link per listed cell.
+    pub(crate) fn free_tail(&self) -> *mut Cell {
+        let mut c = self.free;
+        let mut last = ptr::null_mut();
+        while !c.is_null() {
+            crate::steps::add(1);
+            last = c;
+            // SAFETY: `free` links listed cells of this block, each readable.
+            c = unsafe { (*c).next };
+        }
+        last
+    }
+
+    fn extend_at(
+        &mut self,
+        charging: &mut Charging,
+        zero: bool,
+        spill: Spill,
+        behind: Option<&mut *mut Cell>,
+    ) -> Result<bool, NoCell> {
         let Some(p) = self.next_extension() else {
             return Ok(false);
         };
@@ -215,16 +255,41 @@ impl Block {
             // none of which is listed or handed out (p was not extended), all inside the block.
             unsafe { ptr::write_bytes(lo, 0, bytes) };
         }
-        // Link the new cells in address order in front of the current free list.
-        let mut head = self.free;
+        // Link the new cells in address order in front of the current free list, or behind it.
         crate::steps::add(end - first);
-        for i in (first..end).rev() {
-            let c = self.cell(i) as *mut Cell;
-            // SAFETY: `c` is an unlisted cell of this block.
-            unsafe { (*c).next = head };
-            head = c;
+        match behind {
+            None => {
+                let mut head = self.free;
+                for i in (first..end).rev() {
+                    let c = self.cell(i) as *mut Cell;
+                    // SAFETY: `c` is an unlisted cell of this block.
+                    unsafe { (*c).next = head };
+                    head = c;
+                }
+                self.free = head;
+            }
+            Some(tail) if end > first => {
+                let mut head: *mut Cell = ptr::null_mut();
+                for i in (first..end).rev() {
+                    let c = self.cell(i) as *mut Cell;
+                    // SAFETY: as above.
+                    unsafe { (*c).next = head };
+                    head = c;
+                }
+                if tail.is_null() {
+                    debug_assert!(self.free.is_null(), "a null tail with a non-empty free list");
+                    self.free = head;
+                } else {
+                    // SAFETY: per `extend_behind`'s contract, `*tail` is the list's last cell.
+                    unsafe {
+                        debug_assert!((**tail).next.is_null(), "the tail is not the list's last cell");
+                        (**tail).next = head;
+                    }
+                }
+                *tail = self.cell(end - 1) as *mut Cell;
+            }
+            Some(_) => {}
         }
-        self.free = head;
         self.capacity += (end - first) as u32;
         self.extended = self.extended.union(PageMask::page(p));
         if defer {

@@ -287,10 +287,19 @@ impl Heap {
             return;
         }
         let pages = most.min(lease_pages(self.shared.budget.headroom()));
+        if pages <= 1 {
+            return;
+        }
         let settings = &self.shared.settings;
+        // SAFETY (both): `b` is queued in its bin and owned by this heap (the caller's block);
+        // `tail` is the last cell of its list, kept so by each `extend_behind`.
+        let mut tail = unsafe { (*b).free_tail() };
         for _ in 1..pages {
-            // SAFETY: `b` is queued in its bin and owned by this heap (the caller's block).
-            if !matches!(unsafe { (*b).extend(charging, settings.zero_cells, settings.spill) }, Ok(true)) {
+            // Behind the list: the lowest page's cells go out first, as in a one-page extension
+            // (so the first cells of a new block share its header's page).
+            // SAFETY: see above.
+            let extended = unsafe { (*b).extend_behind(&mut tail, charging, settings.zero_cells, settings.spill) };
+            if !matches!(extended, Ok(true)) {
                 break;
             }
         }
