@@ -32,8 +32,8 @@
 //! | `SHARDSWEEP_HOLES`             | `0` (off), or bytes 256 to 65536 | `0`        |
 //! | `SHARDSWEEP_SPILL`             | `charge`, `defer`                | `charge`   |
 //! | `SHARDSWEEP_ADOPT`             | `headroom`, `lease`, `block`     | `headroom` |
-//! | `SHARDSWEEP_LISTING_PAGES`     | `1` to the pages of a block      | `4`        |
-//! | `SHARDSWEEP_EXTENSION_PAGES`   | `1` to the pages of a block      | `4`        |
+//! | `SHARDSWEEP_LISTING_PAGES`     | `1` to the pages of a block      | `4` (a block's pages if fewer) |
+//! | `SHARDSWEEP_EXTENSION_PAGES`   | `1` to the pages of a block      | `4` (a block's pages if fewer) |
 //!
 //! The block size is a build-time setting of the core (`SHARDSWEEP_BLOCK_KIB`), and so is the
 //! largest object the space serves (`SHARDSWEEP_MAX_OBJECT_BYTES`, `mod.rs`): either given at
@@ -285,11 +285,21 @@ pub struct SpaceSettings {
     pub extension_pages: usize,
 }
 
-/// `SHARDSWEEP_LISTING_PAGES`' default: four pages, 16 KiB of cells per listing.
-pub const DEFAULT_LISTING_PAGES: usize = 4;
+/// `SHARDSWEEP_LISTING_PAGES`' default: four pages, 16 KiB of cells per listing (a block's
+/// pages if it has fewer).
+pub const DEFAULT_LISTING_PAGES: usize = four_or_block_pages();
 
-/// `SHARDSWEEP_EXTENSION_PAGES`' default: four pages while the heap has room.
-pub const DEFAULT_EXTENSION_PAGES: usize = 4;
+/// `SHARDSWEEP_EXTENSION_PAGES`' default: four pages while the heap has room (a block's pages
+/// if it has fewer).
+pub const DEFAULT_EXTENSION_PAGES: usize = four_or_block_pages();
+
+const fn four_or_block_pages() -> usize {
+    if shardsweep::config::PAGES_PER_BLOCK < 4 {
+        shardsweep::config::PAGES_PER_BLOCK
+    } else {
+        4
+    }
+}
 
 /// Exit status for an invalid setting: a usage error (synthvm's `--help`: 2).
 pub const EXIT_USAGE: i32 = 2;
