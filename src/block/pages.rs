@@ -255,27 +255,18 @@ impl Block {
             // none of which is listed or handed out (p was not extended), all inside the block.
             unsafe { ptr::write_bytes(lo, 0, bytes) };
         }
-        // Link the new cells in address order in front of the current free list, or behind it.
+        // Link the new cells in address order, in front of the current free list or behind it.
         crate::steps::add(end - first);
+        let mut head = if behind.is_none() { self.free } else { ptr::null_mut() };
+        for i in (first..end).rev() {
+            let c = self.cell(i) as *mut Cell;
+            // SAFETY: `c` is an unlisted cell of this block.
+            unsafe { (*c).next = head };
+            head = c;
+        }
         match behind {
-            None => {
-                let mut head = self.free;
-                for i in (first..end).rev() {
-                    let c = self.cell(i) as *mut Cell;
-                    // SAFETY: `c` is an unlisted cell of this block.
-                    unsafe { (*c).next = head };
-                    head = c;
-                }
-                self.free = head;
-            }
+            None => self.free = head,
             Some(tail) if end > first => {
-                let mut head: *mut Cell = ptr::null_mut();
-                for i in (first..end).rev() {
-                    let c = self.cell(i) as *mut Cell;
-                    // SAFETY: as above.
-                    unsafe { (*c).next = head };
-                    head = c;
-                }
                 if tail.is_null() {
                     debug_assert!(self.free.is_null(), "a null tail with a non-empty free list");
                     self.free = head;
