@@ -5,8 +5,8 @@ path (listed apart). HotSpot's out-of-line `ThreadStateTransition` is listed apa
 counted: call graphs put its samples under JNI entries that allocate nothing (`JVM_IsArrayClass`
 most, `JVM_ArrayCopy`; none of 56 samples under an allocation entry in ../refill/transitions.sh's
 two runs, one of 27 under `JVM_Clone` in a run before); the runtime entries' own transitions are
-inlined into them. The measure before counted it: "with the
-transitions" gives that figure. usage: alloc_share.py REPORT.txt"""
+inlined into them. The measure before counted it ("with the transitions" prints that figure).
+usage: alloc_share.py REPORT.txt"""
 import re, sys
 
 CALL = re.compile(r"OptoRuntime::new|Runtime1::new|InterpreterRuntime::(_?new|anewarray|newarray|multianewarray)"
