@@ -1,0 +1,58 @@
+#!/usr/bin/env python3
+"""Pools the paired rounds of several command.sh batches: for one case and thread count, the
+ratio of configuration A's last-iteration time to B's within each round (both passed), per file
+and over all files together, with the share of rounds at or below a goal.
+
+A batch's median moves by up to 15% between batches on the same images (this machine is shared),
+so a goal near 1.0 is judged on the pooled rounds, not on one batch.
+
+    pool.py [--case lusearch-64] [--threads 24] [--a ss64k-MarkSweep-jit] [--b stock-Immix]
+            [--goal 1.05] FILE.csv ...
+"""
+import argparse
+import csv
+import statistics
+import sys
+
+
+def ratios(path, case, threads, a, b):
+    """The paired ratios a / b of one file, one per round that has both passed."""
+    by_round = {}
+    with open(path, newline="") as f:
+        for row in csv.DictReader(f):
+            if row["case"] != case or row["threads"] != threads or row["rc"] != "0":
+                continue
+            if not row["last_iteration_ms"]:
+                continue
+            by_round.setdefault(row["round"], {})[row["config"]] = int(row["last_iteration_ms"])
+    return [v[a] / v[b] for v in by_round.values() if a in v and b in v]
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--case", default="lusearch-64")
+    p.add_argument("--threads", default="24")
+    p.add_argument("--a", default="ss64k-MarkSweep-jit")
+    p.add_argument("--b", default="stock-Immix")
+    p.add_argument("--goal", type=float, default=1.05)
+    p.add_argument("files", nargs="+")
+    o = p.parse_args()
+    pooled = []
+    print(f"{o.case}, {o.threads} threads: {o.a} / {o.b}, paired by round")
+    print("| file | rounds | median (min–max) |")
+    print("|---|---:|---|")
+    for path in o.files:
+        r = ratios(path, o.case, o.threads, o.a, o.b)
+        if r:
+            print(f"| {path} | {len(r)} | {statistics.median(r):.3f} ({min(r):.3f}–{max(r):.3f}) |")
+            pooled += r
+    if not pooled:
+        print(f"pool.py: no round has both {o.a} and {o.b}", file=sys.stderr)
+        sys.exit(2)
+    within = sum(x <= o.goal for x in pooled)
+    print(f"| pooled | {len(pooled)} | {statistics.median(pooled):.3f} ({min(pooled):.3f}–{max(pooled):.3f}) |")
+    print(f"mean {statistics.mean(pooled):.3f}; rounds at or below {o.goal}: {within} of {len(pooled)}")
+
+
+if __name__ == "__main__":
+    main()
