@@ -8,7 +8,9 @@
 # (polling the run's output every 20 ms, so up to 20 ms of the iteration may be missed), so
 # neither start-up nor a slow first iteration (the 24-thread runs' high-CPU mode) is in the
 # samples; the events stay on to the JVM's exit. Labels end in -last, with the heap's MiB.
-#   IMAGES=<dir> [LAST=1] [MIB=64] [THREADS="8 24"] [CONFIGS="ss64k:MarkSweep stock:Immix"] command.sh OUT_DIR
+# PERFMAP=1 loads ../perfmap's JVMTI agent (built into .build/perfmap), so that samples in
+# JIT-compiled code carry their method's name (../perfmap/methods.py compares runs by method).
+#   IMAGES=<dir> [LAST=1] [PERFMAP=1] [MIB=64] [THREADS="8 24"] [CONFIGS="ss64k:MarkSweep stock:Immix"] command.sh OUT_DIR
 set -euo pipefail
 ROOT=$(git rev-parse --show-toplevel); I=${IMAGES:?IMAGES: a directory of MMTk OpenJDK images}
 D=$(cd "$(dirname "$0")" && pwd); OUT=${1:?OUT_DIR}; mkdir -p "$OUT"
@@ -16,6 +18,12 @@ J=$("$ROOT/scripts/openjdk-standin-build.sh" lusearch)
 X=$ROOT/.build/lusearch-standin-index-default
 [ -d "$X" ] || java -jar "$J" -s default --build-index "$X" >/dev/null
 N=5
+agent=()
+if [ "${PERFMAP:-0}" = 1 ]; then
+  img0=${CONFIGS:-ss64k}; img0=${img0%%:*}; mkdir -p "$ROOT/.build/perfmap"
+  cc -shared -fPIC -O2 -I"$I/$img0/include" -I"$I/$img0/include/linux" "$D/../perfmap/perfmap.c" -o "$ROOT/.build/perfmap/libperfmap.so"
+  agent=(-agentpath:"$ROOT/.build/perfmap/libperfmap.so")
+fi
 for t in ${THREADS:-8 24}; do
   for cfg in ${CONFIGS:-ss64k:MarkSweep stock:Immix}; do
     img=${cfg%%:*}; plan=${cfg#*:}; label=$img-$plan-t$t; [ "${MIB:-64}" = 64 ] || label=$label-${MIB}m; data=$(mktemp)
@@ -27,7 +35,7 @@ for t in ${THREADS:-8 24}; do
       watcher=$!; opts=(-D -1 --control "fifo:$fifo")
     fi
     MMTK_PLAN=$plan MMTK_THREADS=2 perf record -q -F 999 -e cpu-clock "${opts[@]}" -o "$data" -- \
-      "$I/$img/bin/java" -XX:+UseThirdPartyHeap -XX:+PreserveFramePointer -Xms${MIB:-64}m -Xmx${MIB:-64}m -jar "$J" --index "$X" -t "$t" -n $N \
+      "$I/$img/bin/java" -XX:+UseThirdPartyHeap -XX:+PreserveFramePointer "${agent[@]}" -Xms${MIB:-64}m -Xmx${MIB:-64}m -jar "$J" --index "$X" -t "$t" -n $N \
       > "$OUT/$label.run" 2>&1 || rc=$?
     [ -z "$watcher" ] || { kill "$watcher" 2>/dev/null || true; wait "$watcher" 2>/dev/null || true; rm -f "$fifo"; }
     [ "${rc:-0}" = 0 ] || { echo "command.sh: $label failed (see $OUT/$label.run)" >&2; exit 1; }
@@ -36,5 +44,6 @@ for t in ${THREADS:-8 24}; do
     { echo "$label: timed iteration ${ms:-?} ms"; python3 "$D/../profile/breakdown.py" "$OUT/$label.samples" lusearch
       python3 "$D/top.py" "$OUT/$label.samples" "MMTk Collector" 25; } >> "$OUT/breakdown.txt"
     gzip -f "$OUT/$label.samples"; rm -f "$data"
+    [ "${#agent[@]}" = 0 ] || rm -f /tmp/perf-*.map
   done
 done
