@@ -21,7 +21,7 @@ CONFIGS=(${CONFIGS:-f64:MarkSweep:- f64:MarkSweep:SHARDSWEEP_COUNT=in-use,SHARDS
 # Called in this shell (not in $(...)), so that PROBED persists.
 declare -A PROBED
 probe() {
-  local lib=$I/$1/lib/server/libjvm.so ev=gcstop_$1
+  local lib=$I/$1/lib/server/libjvm.so ev=gcstop_${1//[^A-Za-z0-9_]/_}  # a C name: "-" and "." become "_"
   if [ -z "${PROBED[$1]:-}" ]; then
     perf probe -q -d "probe_libjvm:$ev" >/dev/null 2>&1 || true
     local addr; addr=$(nm "$lib" | awk '/mmtk_stop_all_mutators/ {print $1; exit}')
