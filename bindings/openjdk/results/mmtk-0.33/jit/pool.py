@@ -8,6 +8,9 @@ so a goal near 1.0 is judged on the pooled rounds, not on one batch.
 
     pool.py [--case lusearch-64] [--threads 24] [--a ss64k-MarkSweep-jit] [--b stock-Immix]
             [--goal 1.05] FILE.csv ...
+
+--a may name several labels, comma-separated, for one code under several image names (a round
+has at most one of them: the first found in that order is taken).
 """
 import argparse
 import csv
@@ -16,7 +19,8 @@ import sys
 
 
 def ratios(path, case, threads, a, b):
-    """The paired ratios a / b of one file, one per round that has both passed."""
+    """The paired ratios a / b of one file, one per round that has both passed; `a` is a list of
+    labels, the first present in a round taken."""
     by_round = {}
     with open(path, newline="") as f:
         for row in csv.DictReader(f):
@@ -25,7 +29,12 @@ def ratios(path, case, threads, a, b):
             if not row["last_iteration_ms"]:
                 continue
             by_round.setdefault(row["round"], {})[row["config"]] = int(row["last_iteration_ms"])
-    return [v[a] / v[b] for v in by_round.values() if a in v and b in v]
+    out = []
+    for v in by_round.values():
+        got = [v[x] for x in a if x in v]
+        if got and b in v:
+            out.append(got[0] / v[b])
+    return out
 
 
 def main():
@@ -42,7 +51,7 @@ def main():
     print("| file | rounds | median (min–max) |")
     print("|---|---:|---|")
     for path in o.files:
-        r = ratios(path, o.case, o.threads, o.a, o.b)
+        r = ratios(path, o.case, o.threads, o.a.split(","), o.b)
         if r:
             print(f"| {path} | {len(r)} | {statistics.median(r):.3f} ({min(r):.3f}–{max(r):.3f}) |")
             pooled += r
