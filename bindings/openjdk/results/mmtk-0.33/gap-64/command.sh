@@ -27,7 +27,7 @@ fi
 for t in ${THREADS:-8 24}; do
   for cfg in ${CONFIGS:-ss64k:MarkSweep stock:Immix}; do
     img=${cfg%%:*}; plan=${cfg#*:}; label=$img-$plan-t$t; [ "${MIB:-64}" = 64 ] || label=$label-${MIB}m; data=$(mktemp)
-    opts=(); watcher=
+    opts=(); watcher=; maps_before=$(ls /tmp/perf-*.map 2>/dev/null || true)
     if [ "${LAST:-0}" = 1 ]; then
       label=$img-$plan-t$t-${MIB:-64}m-last; fifo=$(mktemp -u); mkfifo "$fifo"; : > "$OUT/$label.run"
       ( until grep -q "completed warmup $((N - 1)) " "$OUT/$label.run" 2>/dev/null; do sleep 0.02; done
@@ -44,6 +44,11 @@ for t in ${THREADS:-8 24}; do
     { echo "$label: timed iteration ${ms:-?} ms"; python3 "$D/../profile/breakdown.py" "$OUT/$label.samples" lusearch
       python3 "$D/top.py" "$OUT/$label.samples" "MMTk Collector" 25; } >> "$OUT/breakdown.txt"
     gzip -f "$OUT/$label.samples"; rm -f "$data"
-    [ "${#agent[@]}" = 0 ] || rm -f /tmp/perf-*.map
+    # The run's own map (the agent's), not another process's: the maps that were not there before.
+    if [ "${#agent[@]}" != 0 ]; then
+      for m in /tmp/perf-*.map; do
+        if [ -e "$m" ] && ! grep -qxF "$m" <<< "$maps_before"; then rm -f "$m"; fi
+      done
+    fi
   done
 done
