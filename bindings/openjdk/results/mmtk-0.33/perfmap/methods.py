@@ -6,11 +6,13 @@ comm,tid,ip,sym,dso` output (gzipped or not) of runs made with the perfmap agent
 totals by kind (compiled Java methods, generated stubs and the interpreter, native code).
 usage: methods.py WORKLOAD TOP "A_FILE ..." "B_FILE ..." """
 import gzip
-import re
+import os
 import sys
 from collections import Counter
 
-LINE = re.compile(r"^\s*(?P<comm>.+?)\s+(?P<tid>\d+)\s+(?P<ip>[0-9a-f]+)\s+(?P<sym>.*?)\s+\((?P<dso>[^()]*)\)\s*$")
+# The line format of `perf script -F comm,tid,ip,sym,dso`, as ../profile/breakdown.py parses it.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "profile"))
+from breakdown import LINE  # noqa: E402
 
 
 def kind(sym, dso):
@@ -44,7 +46,7 @@ def main():
     print(f"A: {na} runs, {sum(ak.values())} mutator samples; B: {nb} runs, {sum(bk.values())}; per run below")
     for name, keyf in (("A - B", lambda s: b[s] / nb - a[s] / na), ("B - A", lambda s: a[s] / na - b[s] / nb)):
         print(f"{name}: {'A':>8} {'B':>8} {'A-B':>8}  symbol")
-        for s in sorted(set(a) | set(b), key=keyf)[:top]:
+        for s in sorted(set(a) | set(b), key=lambda s: (keyf(s), s))[:top]:  # ties by name: reproducible
             print(f"       {a[s] / na:8.1f} {b[s] / nb:8.1f} {a[s] / na - b[s] / nb:+8.1f}  {s[:110]}")
     print("by kind:", "  ".join(f"{x} {ak[x] / na:.0f}/{bk[x] / nb:.0f}" for x in ("java", "stub", "unmapped", "native")))
 
