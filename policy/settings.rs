@@ -34,6 +34,7 @@
 //! | `SHARDSWEEP_ADOPT`             | `headroom`, `lease`, `block`     | `headroom` |
 //! | `SHARDSWEEP_LISTING_PAGES`     | `1` to the pages of a block      | `4` (a block's pages if fewer) |
 //! | `SHARDSWEEP_EXTENSION_PAGES`   | `1` to the pages of a block      | `4` (a block's pages if fewer) |
+//! | `SHARDSWEEP_POLL_PAGES`        | `1` to `64`                      | `8`        |
 //!
 //! The block size is a build-time setting of the core (`SHARDSWEEP_BLOCK_KIB`), and so is the
 //! largest object the space serves (`SHARDSWEEP_MAX_OBJECT_BYTES`, `mod.rs`): either given at
@@ -157,6 +158,14 @@ fn parse_pages(s: &str) -> Result<usize, String> {
         .ok()
         .filter(|&n| (1..=max).contains(&n))
         .ok_or_else(|| format!("invalid number of pages {s:?}: valid values are 1 to {max} (the pages of a block)"))
+}
+
+fn parse_poll_pages(s: &str) -> Result<usize, String> {
+    s.trim()
+        .parse::<usize>()
+        .ok()
+        .filter(|&n| (1..=MAX_POLL_PAGES).contains(&n))
+        .ok_or_else(|| format!("invalid number of pages {s:?}: valid values are 1 to {MAX_POLL_PAGES}"))
 }
 
 fn parse_idle_cap(s: &str) -> Result<Option<usize>, String> {
@@ -283,7 +292,17 @@ pub struct SpaceSettings {
     /// (`SHARDSWEEP_EXTENSION_PAGES`, `shardsweep::Settings::extension_pages`): each slow path
     /// is a call from the JIT's code into the runtime.
     pub extension_pages: usize,
+    /// Pages charged per poll of MMTk's GC trigger while the heap has room for twice as many
+    /// (`SHARDSWEEP_POLL_PAGES`, `space/budget.rs`); near a full heap every charge polls.
+    pub poll_pages: usize,
 }
+
+/// `SHARDSWEEP_POLL_PAGES`' default: a poll per 32 KiB charged while the heap has room, as
+/// often as Immix polls (per 32 KiB block); stock MarkSweep polls per 64 KiB block.
+pub const DEFAULT_POLL_PAGES: usize = 8;
+
+/// `SHARDSWEEP_POLL_PAGES`' largest value: a quarter of a megabyte charged without a poll.
+pub const MAX_POLL_PAGES: usize = 64;
 
 /// `SHARDSWEEP_LISTING_PAGES`' default: four pages, 16 KiB of cells per listing (a block's
 /// pages if it has fewer).
@@ -378,6 +397,7 @@ impl SpaceSettings {
             adopt: read(&mut e, "SHARDSWEEP_ADOPT", Adopt::Headroom, Adopt::parse),
             listing_pages: read(&mut e, "SHARDSWEEP_LISTING_PAGES", DEFAULT_LISTING_PAGES, parse_pages),
             extension_pages: read(&mut e, "SHARDSWEEP_EXTENSION_PAGES", DEFAULT_EXTENSION_PAGES, parse_pages),
+            poll_pages: read(&mut e, "SHARDSWEEP_POLL_PAGES", DEFAULT_POLL_PAGES, parse_poll_pages),
         };
         // Build-time settings given at run time with another value than this build's would be
         // ignored (a study run that way compares nothing): refused.
@@ -444,7 +464,7 @@ impl SpaceSettings {
 }
 
 /// The space's run-time variables (`SpaceSettings::from_env`, `report.rs`, `global.rs`).
-pub const VARIABLES: [&str; 24] = [
+pub const VARIABLES: [&str; 25] = [
     "SHARDSWEEP_ACCOUNTING",
     "SHARDSWEEP_COUNT",
     "SHARDSWEEP_IDLE_CAP",
@@ -468,6 +488,7 @@ pub const VARIABLES: [&str; 24] = [
     "SHARDSWEEP_ADOPT",
     "SHARDSWEEP_LISTING_PAGES",
     "SHARDSWEEP_EXTENSION_PAGES",
+    "SHARDSWEEP_POLL_PAGES",
     "SHARDSWEEP_PRINT_SETTINGS",
 ];
 

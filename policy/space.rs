@@ -46,7 +46,7 @@ fn describe_settings(s: &SpaceSettings) -> String {
     format!(
         "SHARDSWEEP_BLOCK_KIB={} SHARDSWEEP_MAX_OBJECT_BYTES={} SHARDSWEEP_ACCOUNTING={} SHARDSWEEP_COUNT={} SHARDSWEEP_IDLE_CAP={} SHARDSWEEP_IDLE_MARGIN={} SHARDSWEEP_IDLE_MARGIN_ROOM={} SHARDSWEEP_SWEEP={} SHARDSWEEP_ADVICE={} SHARDSWEEP_PURGE={} \
          SHARDSWEEP_DECAY={} SHARDSWEEP_ABANDON_IDLE={} SHARDSWEEP_ABANDON_ALL={} SHARDSWEEP_CHECK_ACCOUNTING={} \
-         SHARDSWEEP_CHECK_RECLAIM={} SHARDSWEEP_ZERO={} SHARDSWEEP_REUSE={} SHARDSWEEP_HOLES={} SHARDSWEEP_SPILL={} SHARDSWEEP_ADOPT={} SHARDSWEEP_LISTING_PAGES={} SHARDSWEEP_EXTENSION_PAGES={}",
+         SHARDSWEEP_CHECK_RECLAIM={} SHARDSWEEP_ZERO={} SHARDSWEEP_REUSE={} SHARDSWEEP_HOLES={} SHARDSWEEP_SPILL={} SHARDSWEEP_ADOPT={} SHARDSWEEP_LISTING_PAGES={} SHARDSWEEP_EXTENSION_PAGES={} SHARDSWEEP_POLL_PAGES={}",
         shardsweep::BLOCK_BYTES / 1024,
         super::MAX_OBJECT_SIZE,
         match s.accounting { Accounting::Page => "page", Accounting::Block => "block" },
@@ -69,6 +69,7 @@ fn describe_settings(s: &SpaceSettings) -> String {
         s.adopt.name(),
         s.listing_pages,
         s.extension_pages,
+        s.poll_pages,
     )
 }
 
@@ -109,6 +110,12 @@ pub struct ShardSweepSpace<VM: VMBinding> {
     xmargin_room: AtomicUsize,
     /// Peak of the resident pages counted (reported at exit with `SHARDSWEEP_REPORT_PEAK=1`).
     xpeak: AtomicUsize,
+    /// Pages charged since the space was created, never decreased (`budget.rs`: the clock of
+    /// the unpolled charges).
+    xcharges: AtomicUsize,
+    /// The value of `xcharges` up to which a charge skips the GC trigger's poll: at most the
+    /// charges at the last poll plus half the heap's room then (`budget.rs`).
+    xpoll_due: AtomicUsize,
     /// Every mutator's core heap (`*mut Heap` as `usize`), for lazy-sweep packets and checks.
     heaps: Mutex<Vec<usize>>,
     /// `heaps.len()`, read without the lock (the budget's headroom, `budget.rs`).
@@ -180,6 +187,8 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
             xresident: AtomicUsize::new(0),
             xmargin_room: AtomicUsize::new(0),
             xpeak: AtomicUsize::new(0),
+            xcharges: AtomicUsize::new(0),
+            xpoll_due: AtomicUsize::new(0),
             heaps: Mutex::new(Vec::new()),
             xheap_count: AtomicUsize::new(0),
             xsharers: AtomicUsize::new(0),
@@ -524,6 +533,9 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
             self.report_large_objects(footprint::reported_gcs());
         }
         self.pr.flush_all();
+        // The heap's room and size change at a GC: the first charge after it polls. (Relaxed:
+        // as `xin_gc`.)
+        self.xpoll_due.store(0, Ordering::Relaxed);
         // Relaxed: see `prepare`.
         self.xin_gc.store(false, Ordering::Relaxed);
     }

@@ -647,6 +647,7 @@ def main(argv=None):
             ("SHARDSWEEP_SPILL=ahead", "valid values are charge, defer"),
             ("SHARDSWEEP_ADOPT=page", "valid values are block, lease, headroom"),
             ("SHARDSWEEP_LISTING_PAGES=0", "valid values are 1 to 16 (the pages of a block)"), ("SHARDSWEEP_EXTENSION_PAGES=17", "valid values are 1 to 16 (the pages of a block)"),
+            ("SHARDSWEEP_POLL_PAGES=0", "valid values are 1 to 64"), ("SHARDSWEEP_POLL_PAGES=65", "valid values are 1 to 64"),
             ("SHARDSWEEP_IDLE_CAP=101", "valid values are off, or 0 to 100 (percent of the heap)"),
             ("SHARDSWEEP_IDLE_CAP=12", "valid values with SHARDSWEEP_COUNT=resident: off"),
             ("SHARDSWEEP_IDLE_MARGIN=101", "valid values are 0 to 100 (percent of the heap)"),

@@ -19,7 +19,7 @@ CODE = {"SHARDSWEEP_ADVICE": "dontneed", "SHARDSWEEP_PURGE": "gc", "SHARDSWEEP_S
         "SHARDSWEEP_ZERO": "space", "SHARDSWEEP_COUNT": "resident", "SHARDSWEEP_REUSE": "address", "SHARDSWEEP_HOLES": "0",
         "SHARDSWEEP_SPILL": "charge", "SHARDSWEEP_ADOPT": "headroom", "SHARDSWEEP_IDLE_CAP": "off",
         "SHARDSWEEP_IDLE_MARGIN": "12", "SHARDSWEEP_IDLE_MARGIN_ROOM": "50", "SHARDSWEEP_LISTING_PAGES": "4",
-        "SHARDSWEEP_EXTENSION_PAGES": "4"}
+        "SHARDSWEEP_EXTENSION_PAGES": "4", "SHARDSWEEP_POLL_PAGES": "8"}
 VALUES = {"SHARDSWEEP_ADVICE": ["dontneed", "free", "keep"], "SHARDSWEEP_PURGE": ["gc", "pressure", "now"],
           "SHARDSWEEP_SWEEP": ["eager", "lazy"], "SHARDSWEEP_ACCOUNTING": ["page", "block"],
           "SHARDSWEEP_ABANDON_IDLE": ["1", "0"], "SHARDSWEEP_ABANDON_ALL": ["1", "0"],

@@ -1,6 +1,25 @@
 //! The space as the core's page budget: the core's resident pages counted, and MMTk's GC trigger
-//! polled per page charged; a page refused when the trigger requests a GC (the core's slow path
-//! then returns `NoCell::Refused` and the allocator waits for the GC outside the core). An
+//! polled as pages are charged; a page refused when the trigger requests a GC (the core's slow
+//! path then returns `NoCell::Refused` and the allocator waits for the GC outside the core).
+//!
+//! A poll per page charged cost ~1% of lusearch's mutator time at 24 threads
+//! (`bindings/openjdk/RESULTS.md`); Immix polls per 32 KiB block, stock MarkSweep per 64 KiB
+//! block. So after a poll that requests no GC, the charges that follow skip the poll up to
+//! `SHARDSWEEP_POLL_PAGES` - 1 pages, and up to half the heap's room at that poll. With the
+//! pages of every charge that may poll as a clock (`xcharges`, never decreased), the skip is
+//! bounded by an equation:
+//!
+//! ```text
+//! xpoll_due <= xcharges at the last poll + min(poll_pages - 1, room at that poll / 2)
+//! room      =  the trigger's heap size - the plan's reserved pages (MMTk's heap-full test)
+//! ```
+//!
+//! Charges skip while their clock reading is at most `xpoll_due`, so the pages charged without a
+//! poll since any poll are at most half the room that poll saw: a heap that was not full stays
+//! not full through them (the other spaces poll their own acquisitions), and near a full heap
+//! (room below 2 pages) every charge polls, exactly as with `SHARDSWEEP_POLL_PAGES=1`. A racing
+//! older poll's store keeps its own bound. Every GC sets `xpoll_due` to 0 (heap size and room
+//! change there). MMTk's stress GCs (`stress_factor`) poll every charge. An
 //! allocation that allows overcommitting (`AllocationOptions::allow_overcommit`) keeps its page
 //! when the trigger requests a GC, as `Space::acquire` gets pages for it past the heap size.
 
@@ -42,17 +61,25 @@ impl<VM: VMBinding> PageBudget for ShardSweepSpace<VM> {
         debug_assert!(counted);
         // Relaxed: a statistic (peak resident pages, reported at exit).
         self.xpeak.fetch_max(self.charged_pages(), Ordering::Relaxed);
-        let may_poll = may_poll(self);
+        if !may_poll(self) {
+            return true;
+        }
+        // Relaxed (both): each value of `xpoll_due` bounds the unpolled charges by itself (the
+        // module's equation); nothing else is published through either counter.
+        let clock = self.xcharges.fetch_add(pages, Ordering::Relaxed) + pages;
+        if clock <= self.xpoll_due.load(Ordering::Relaxed) {
+            return true;
+        }
         // Room first from idle pages nobody uses, then a GC. (Relaxed: a hint, see
         // `drop_idle_under_pressure`; the heap-full test is the trigger's own.)
-        if may_poll && self.xmay_drop.load(Ordering::Relaxed) && self.get_gc_trigger().is_heap_full() {
+        if self.xmay_drop.load(Ordering::Relaxed) && self.get_gc_trigger().is_heap_full() {
             let dropped = self.drop_idle_under_pressure();
             crate::policy::marksweepspace::shardsweep::report::note_drops(
                 crate::policy::marksweepspace::shardsweep::report::DropPath::Pressure,
                 dropped,
             );
         }
-        if may_poll && self.get_gc_trigger().poll(false, Some(self.as_space())) {
+        if self.get_gc_trigger().poll(false, Some(self.as_space())) {
             if OVERCOMMIT.with(Cell::get) {
                 // Requested, and not waited for: the page stays charged past the heap size.
                 return true;
@@ -64,6 +91,7 @@ impl<VM: VMBinding> PageBudget for ShardSweepSpace<VM> {
             self.get_gc_trigger().policy.on_pending_allocation(pages + meta);
             return false;
         }
+        self.skip_polls_after(clock);
         true
     }
 
@@ -125,6 +153,23 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
         let n: usize = heaps.iter().map(|&h| unsafe { (*(h as *const Heap)).busy_bins() }).sum();
         // Relaxed: see `headroom`; the GC's end orders it for the mutators.
         self.xsharers.store(n.max(1), Ordering::Relaxed);
+    }
+}
+
+impl<VM: VMBinding> ShardSweepSpace<VM> {
+    /// After a poll that requested no GC at charge clock `clock`: the charges that follow skip
+    /// the poll up to `SHARDSWEEP_POLL_PAGES` - 1 pages and half the heap's room (the module's
+    /// equation).
+    fn skip_polls_after(&self, clock: usize) {
+        let trigger = self.get_gc_trigger();
+        let unpolled = if self.settings.poll_pages <= 1 || self.common.options.is_stress_test_gc_enabled() {
+            0
+        } else {
+            let room = trigger.policy.get_current_heap_size_in_pages().saturating_sub(trigger.plan_reserved_pages());
+            (room / 2).min(self.settings.poll_pages - 1)
+        };
+        // Relaxed: see `try_charge`.
+        self.xpoll_due.store(clock + unpolled, Ordering::Relaxed);
     }
 }
 
