@@ -594,6 +594,13 @@ def main(argv=None):
         r = S.execute([ss64, *MS, "-t", "8", "--heap", h, "hog"], {"SYNTHVM_GC_OVERHEAD_LIMIT": 0}, timeout=120)
         S.verdict((is_oom(r), f"hog t8 at {h}: out of memory (rc=3)" if is_oom(r) else
                    f"hog t8 at {h}: expected out of memory within 120 s (rc={r.rc}; 124 = timeout, the livelock)"), r.out)
+    # Charges that skip the GC trigger's poll (SHARDSWEEP_POLL_PAGES, policy/space/budget.rs) stop
+    # at half the room the last poll saw: at the setting's largest value a full heap still ends in
+    # out of memory (a plain count of unpolled pages let the hog pass at 12-12.75 MiB).
+    r = S.execute([ss64, *MS, "-t", "8", "--heap", "12288K", "hog"],
+                  {"SYNTHVM_GC_OVERHEAD_LIMIT": 0, "SHARDSWEEP_POLL_PAGES": 64}, timeout=120)
+    S.verdict((is_oom(r), f"hog t8 at 12288K, SHARDSWEEP_POLL_PAGES=64: out of memory (rc=3)" if is_oom(r) else
+               f"hog t8 at 12288K, SHARDSWEEP_POLL_PAGES=64: expected out of memory within 120 s (rc={r.rc})"), r.out)
     r = S.execute([ss64, *MS, "-t", "8", "--heap", "20", "hog"],
                   {"SYNTHVM_GC_OVERHEAD_LIMIT": 0, "SHARDSWEEP_CHECK_ACCOUNTING": 1}, timeout=120)
     S.verdict((is_pass(r), "hog t8 at 20 MiB passes" if is_pass(r) else f"hog t8 at 20 MiB (rc={r.rc})"), r.out)
@@ -607,7 +614,7 @@ def main(argv=None):
     # to two passes in a row.
     print("== low-heap sweep: pass or out of memory, never a spin (GC-overhead limit off)")
 
-    def lowheap(kib, t, size, start, step):  # up from START KiB until two passes in a row
+    def lowheap(kib, t, size, start, step, env=None):  # up from START KiB until two passes in a row
         runs, h, streak = [], start, 0
         # Just above its minimum a default-size run may thrash, thousands of GCs that each free
         # a little, and still pass: 24 threads, 256 KiB blocks, 11 MiB took 5,000+ GCs and 65 s
@@ -615,12 +622,13 @@ def main(argv=None):
         limit = 120 if size == "small" else 400
         while streak < 2 and len(runs) < 48:
             r = S.execute([bin_of(kib), *MS, "-t", str(t), "--size", size, "--heap", f"{h}K", "lusearch"],
-                          {"SYNTHVM_GC_OVERHEAD_LIMIT": 0}, timeout=limit)
+                          {"SYNTHVM_GC_OVERHEAD_LIMIT": 0, **(env or {})}, timeout=limit)
             runs.append((h, r))
             streak = streak + 1 if is_pass(r) else 0
             h += step
         odd = [r for _, r in runs if not is_pass(r) and not is_oom(r)]
-        S.verdict(judge_lowheap(f"ss{kib}k t{t} {size}", start, runs), odd[-1].out if odd else "")
+        label = f"ss{kib}k t{t} {size}" + "".join(f" {k}={v}" for k, v in (env or {}).items())
+        S.verdict(judge_lowheap(label, start, runs), odd[-1].out if odd else "")
     # The default-size sweep (runs thrash near the minimum: ~20 s) with --full only, and never on
     # SANITY_KIB (there the sanity build: a sanity GC after every GC, slow, not a spin).
     for kib in blocks:
@@ -628,6 +636,10 @@ def main(argv=None):
             lowheap(kib, t, "small", 512, 256)
         if a.full and kib != SANITY_KIB:
             lowheap(kib, 24, "default", 8192, 512)
+    # Polls skipped as far as the setting allows (a plain count of unpolled pages panicked here at
+    # 24 and 48 threads).
+    for t in [24, 48]:
+        lowheap(64, t, "small", 512, 256, {"SHARDSWEEP_POLL_PAGES": 64})
 
     print("== invalid settings are refused clearly: one line on stderr naming the valid values, exit 2")
     # RUST_BACKTRACE=1 must not add a backtrace (no panic); aliases (pages, madv_free...) are refused.
