@@ -110,8 +110,8 @@ pub struct ShardSweepSpace<VM: VMBinding> {
     xmargin_room: AtomicUsize,
     /// Peak of the resident pages counted (reported at exit with `SHARDSWEEP_REPORT_PEAK=1`).
     xpeak: AtomicUsize,
-    /// Pages charged since the space was created, never decreased (`budget.rs`: the clock of
-    /// the unpolled charges).
+    /// Pages of every charge that may poll the GC trigger since the space was created, never
+    /// decreased (`budget.rs`: the clock of the unpolled charges).
     xcharges: AtomicUsize,
     /// The value of `xcharges` up to which a charge skips the GC trigger's poll: at most the
     /// charges at the last poll plus half the heap's room then (`budget.rs`).

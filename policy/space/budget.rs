@@ -154,9 +154,7 @@ impl<VM: VMBinding> ShardSweepSpace<VM> {
         // Relaxed: see `headroom`; the GC's end orders it for the mutators.
         self.xsharers.store(n.max(1), Ordering::Relaxed);
     }
-}
 
-impl<VM: VMBinding> ShardSweepSpace<VM> {
     /// After a poll that requested no GC at charge clock `clock`: the charges that follow skip
     /// the poll up to `SHARDSWEEP_POLL_PAGES` - 1 pages and half the heap's room (the module's
     /// equation).
