@@ -3,7 +3,8 @@
 # the images `scripts/jvm.sh build` makes: ss64k with the pop (the default), ss64k without it
 # (MMTK_FREE_LIST_FASTPATH=false: every allocation calls the runtime, nothing else differs),
 # stock MarkSweep and stock Immix. Each case WORKLOAD:THREADS:HEAP_MIB runs 5 iterations (h2: 3),
-# the last one timed, with the whole JVM's CPU time (GNU time %U+%S); the configurations are
+# the last one timed, with the whole JVM's CPU time and peak RSS (GNU time %U+%S, %M; the RSS column
+# only in files begun with it); the configurations are
 # rotated within each round. Summary: ../jit-fastpath/summarize.py prints per threads; this
 # folder's summarize.sh splits by case.
 #   bindings/openjdk/results/mmtk-0.33/jit/command.sh [OUT.csv]
@@ -21,7 +22,9 @@ declare -A JAR
 for w in lusearch xalan h2; do JAR[$w]=$("$ROOT/scripts/openjdk-standin-build.sh" $w); done
 IDX=$ROOT/.build/lusearch-standin-index-default
 [ -f $IDX/.done ] || { $I/stock/bin/java -jar ${JAR[lusearch]} -s default --build-index $IDX >/dev/null && touch $IDX/.done; }
-[ -f "$OUT" ] || echo "round,case,threads,config,rc,last_iteration_ms,minor_faults,cpu_s" > "$OUT"
+[ -f "$OUT" ] || echo "round,case,threads,config,rc,last_iteration_ms,minor_faults,cpu_s,max_rss_kib" > "$OUT"
+# Files begun before the JVM's peak RSS was recorded keep their eight columns.
+RSS=0; head -1 "$OUT" | grep -q max_rss_kib && RSS=1
 for r in ${ROUNDS:-1 2 3 4}; do
   for c in $CASES; do IFS=: read -r w t mib <<< "$c"
     n=5; [ $w = h2 ] && n=3
@@ -30,14 +33,16 @@ for r in ${ROUNDS:-1 2 3 4}; do
     for cfg in "${cfgs[@]}"; do IFS=: read -r img plan jit envs <<< "$cfg"
       fp=true; [ "$jit" = 0 ] && fp=false
       settings=(); [ -n "$envs" ] && IFS=+ read -r -a settings <<< "$envs"
-      out=$(env "${settings[@]}" MMTK_FREE_LIST_FASTPATH=$fp MMTK_PLAN=$plan MMTK_THREADS=2 timeout 600 /usr/bin/time -f "faults=%R cpu=%U+%S" \
+      out=$(env "${settings[@]}" MMTK_FREE_LIST_FASTPATH=$fp MMTK_PLAN=$plan MMTK_THREADS=2 timeout 600 /usr/bin/time -f "faults=%R cpu=%U+%S rss=%M" \
         $I/$img/bin/java -XX:+UseThirdPartyHeap -Xms${mib}m -Xmx${mib}m -jar ${JAR[$w]} -t $t -n $n "${extra[@]}" $w 2>&1); rc=$?
       ms=$(echo "$out" | sed -n 's/.*PASSED in \([0-9]*\) msec.*/\1/p' | tail -1)
       f=$(echo "$out" | sed -n 's/^faults=\([0-9]*\) .*$/\1/p')
-      cpu=$(echo "$out" | sed -n 's/^faults=[0-9]* cpu=\([0-9.]*\)+\([0-9.]*\)$/\1 \2/p' | awk '{printf "%.2f", $1 + $2}')
+      cpu=$(echo "$out" | sed -n 's/^faults=[0-9]* cpu=\([0-9.]*\)+\([0-9.]*\) rss=[0-9]*$/\1 \2/p' | awk '{printf "%.2f", $1 + $2}')
+      rss=$(echo "$out" | sed -n 's/^faults=[0-9]* cpu=[0-9.+]* rss=\([0-9]*\)$/\1/p')
       label=$img-$plan; [ "$img" != stock ] && { [ "$jit" = 1 ] && label=$label-jit || label=$label-call; }
       [ -n "$envs" ] && label=$label-$envs
-      echo "$r,$w-$mib,$t,$label,$rc,$ms,$f,$cpu" >> "$OUT"
+      row="$r,$w-$mib,$t,$label,$rc,$ms,$f,$cpu"; [ $RSS = 1 ] && row="$row,$rss"
+      echo "$row" >> "$OUT"
     done
   done
 done
