@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Pools the paired rounds of several command.sh batches: for one case and thread count, the
 ratio of configuration A's last-iteration time to B's within each round (both passed), per file
-and over all files together, with the share of rounds at or below a goal.
+and over all files together, with the share of rounds at or below a goal, and the pooled
+geometric mean with an approximate 95% interval (the mean of the rounds' log ratios plus or minus
+two standard errors: rounds taken as independent, which the batches' spread makes optimistic).
 
 A batch's median moves by up to 15% between batches on the same images (this machine is shared),
 so a goal near 1.0 is judged on the pooled rounds, not on one batch.
@@ -14,6 +16,7 @@ has at most one of them: the first found in that order is taken).
 """
 import argparse
 import csv
+import math
 import statistics
 import sys
 
@@ -61,6 +64,13 @@ def main():
     within = sum(x <= o.goal for x in pooled)
     print(f"| pooled | {len(pooled)} | {statistics.median(pooled):.3f} ({min(pooled):.3f}–{max(pooled):.3f}) |")
     print(f"mean {statistics.mean(pooled):.3f}; rounds at or below {o.goal}: {within} of {len(pooled)}")
+    logs = [math.log(x) for x in pooled]
+    if len(logs) > 1:
+        m = statistics.mean(logs)
+        half = 2 * statistics.stdev(logs) / math.sqrt(len(logs))
+        lo, hi = math.exp(m - half), math.exp(m + half)
+        side = "below" if hi <= o.goal else "above" if lo > o.goal else "across"
+        print(f"geometric mean {math.exp(m):.3f}, 95% interval {lo:.3f}–{hi:.3f} ({side} {o.goal})")
 
 
 if __name__ == "__main__":
