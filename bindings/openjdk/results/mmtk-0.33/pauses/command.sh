@@ -3,15 +3,16 @@
 # under `perf record` of two uprobes in HotSpot's libjvm.so: mmtk_stop_all_mutators (a GC's
 # start: MMTk asks the VM to stop its threads) and mmtk_resume_mutators (its end). A pause is a
 # stop to the next resume (the time to reach the safepoint included). Per run: the last
-# iteration's wall time, every iteration's (;-separated), the whole run's wall time (GNU time), the GCs, and the pauses' sum,
-# median and largest, in ms; then the pauses' sum in three parts, from two more probes
-# (SafepointSynchronize::begin, VM_MMTkSTWOperation::doit): handoff_ms (the stop's call to the
-# VM thread's safepoint: mmtk-openjdk's companion thread and the VM thread being woken, while
-# the mutators not yet blocked run on), sync_ms (the safepoint reached: every Java thread
-# stopped) and work_ms (the world stopped to the resume: the GC's own work). ROUNDS rounds (default 1 2 3), configurations rotated within a
-# round (../lib/rotate.sh). Needs root (uprobes) and perf.
+# iteration's wall time, every iteration's (;-separated), the whole run's wall time (GNU time),
+# the GCs, and the pauses' sum, median and largest, in ms; then the pauses' sum in three parts,
+# from two more probes (SafepointSynchronize::begin, VM_MMTkSTWOperation::doit): handoff_ms (the
+# stop's call to the VM thread's safepoint: mmtk-openjdk's companion thread and the VM thread
+# being woken, while the mutators not yet blocked run on), sync_ms (the safepoint reached: every
+# Java thread stopped) and work_ms (the world stopped to the resume: the GC's own work). ROUNDS
+# rounds (default 1 2 3), configurations rotated within a round (../lib/rotate.sh). Needs root
+# (uprobes) and perf.
 # CONFIGS: image:plan:env triples, env a comma-separated list of VAR=value or "-".
-#   IMAGES=<dir> CELLS="8:64 ..." CONFIGS="..." command.sh OUT.csv; summary: summarize.py OUT.csv
+#   IMAGES=<dir> CELLS="8:64 ..." CONFIGS="..." command.sh OUT.csv; summaries: command.txt
 set -u
 ROOT=$(git rev-parse --show-toplevel); I=${IMAGES:?IMAGES: a directory of MMTk OpenJDK images}
 J=$("$ROOT/scripts/openjdk-standin-build.sh" lusearch)
