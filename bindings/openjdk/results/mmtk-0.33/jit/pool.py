@@ -12,7 +12,8 @@ so a goal near 1.0 is judged on the pooled rounds, not on one batch.
             [--goal 1.05] FILE.csv ...
 
 --a may name several labels, comma-separated, for one code under several image names (a round
-has at most one of them: the first found in that order is taken).
+has at most one of them: the first found in that order is taken). --column pairs another column
+of the CSV instead of the time (minor_faults, cpu_s, max_rss_kib).
 """
 import argparse
 import csv
@@ -21,17 +22,17 @@ import statistics
 import sys
 
 
-def ratios(path, case, threads, a, b):
-    """The paired ratios a / b of one file, one per round that has both passed; `a` is a list of
-    labels, the first present in a round taken."""
+def ratios(path, case, threads, a, b, column="last_iteration_ms"):
+    """The paired ratios a / b of `column` in one file, one per round that has both passed; `a`
+    is a list of labels, the first present in a round taken."""
     by_round = {}
     with open(path, newline="") as f:
         for row in csv.DictReader(f):
             if row["case"] != case or row["threads"] != threads or row["rc"] != "0":
                 continue
-            if not row["last_iteration_ms"]:
+            if not row.get(column):
                 continue
-            by_round.setdefault(row["round"], {})[row["config"]] = int(row["last_iteration_ms"])
+            by_round.setdefault(row["round"], {})[row["config"]] = float(row[column])
     out = []
     for v in by_round.values():
         got = [v[x] for x in a if x in v]
@@ -47,14 +48,15 @@ def main():
     p.add_argument("--a", default="ss64k-MarkSweep-jit")
     p.add_argument("--b", default="stock-Immix")
     p.add_argument("--goal", type=float, default=1.05)
+    p.add_argument("--column", default="last_iteration_ms")
     p.add_argument("files", nargs="+")
     o = p.parse_args()
     pooled = []
-    print(f"{o.case}, {o.threads} threads: {o.a} / {o.b}, paired by round")
+    print(f"{o.case}, {o.threads} threads: {o.a} / {o.b}, {o.column}, paired by round")
     print("| file | rounds | median (min–max) |")
     print("|---|---:|---|")
     for path in o.files:
-        r = ratios(path, o.case, o.threads, o.a.split(","), o.b)
+        r = ratios(path, o.case, o.threads, o.a.split(","), o.b, o.column)
         if r:
             print(f"| {path} | {len(r)} | {statistics.median(r):.3f} ({min(r):.3f}–{max(r):.3f}) |")
             pooled += r
