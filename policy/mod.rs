@@ -53,9 +53,10 @@ pub use space::ShardSweepSpace;
 
 /// Largest object the space holds; larger ones go to the large-object space (the plan's
 /// `max_non_los_default_alloc_bytes`). Derived from the core's block size
-/// (`SHARDSWEEP_BLOCK_KIB` at build time): one eighth of a block. A control for the memory
+/// (`SHARDSWEEP_BLOCK_KIB` at build time): `shardsweep::MAX_SMALL_BYTES`, one eighth of a block
+/// (8 KiB with 32 KiB blocks). A control for the memory
 /// studies lowers it at build time: `SHARDSWEEP_MAX_OBJECT_BYTES`, a power of two from 512 to
-/// one eighth of the block (e.g. 64 KiB blocks serving at most 512 B, as 4 KiB blocks do); any
+/// the core's largest (e.g. 64 KiB blocks serving at most 512 B, as 4 KiB blocks do); any
 /// other value fails the build with the valid range.
 pub const MAX_OBJECT_SIZE: usize = max_object_size(option_env!("SHARDSWEEP_MAX_OBJECT_BYTES"));
 
@@ -70,14 +71,14 @@ const fn max_object_size(setting: Option<&str>) -> usize {
     while i < b.len() {
         assert!(
             b[i].is_ascii_digit() && i < 9,
-            "SHARDSWEEP_MAX_OBJECT_BYTES: valid values are powers of two from 512 to one eighth of the block"
+            "SHARDSWEEP_MAX_OBJECT_BYTES: valid values are powers of two from 512 to the core's MAX_SMALL_BYTES (one eighth of the block; 8 KiB with 32 KiB blocks)"
         );
         v = v * 10 + (b[i] - b'0') as usize;
         i += 1;
     }
     assert!(
         v.is_power_of_two() && v >= 512 && v <= shardsweep::MAX_SMALL_BYTES,
-        "SHARDSWEEP_MAX_OBJECT_BYTES: valid values are powers of two from 512 to one eighth of the block"
+        "SHARDSWEEP_MAX_OBJECT_BYTES: valid values are powers of two from 512 to the core's MAX_SMALL_BYTES (one eighth of the block; 8 KiB with 32 KiB blocks)"
     );
     v
 }

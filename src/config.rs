@@ -24,11 +24,23 @@ pub const LOG_WORD_BYTES: usize = 3;
 /// Bytes in a word.
 pub const WORD_BYTES: usize = 1 << LOG_WORD_BYTES;
 
-/// Largest small-object size: one eighth of the block. Rule: a block holds at least eight
-/// cells, so the tail of a block that no cell fits in wastes less than 1/8 of it.
-/// 4 KiB blocks: 512 B; 64 KiB: 8 KiB; 256 KiB: 32 KiB. Larger objects go to a large-object
-/// path (MMTk's large-object space; the standalone allocator's direct mappings).
-pub const MAX_SMALL_BYTES: usize = BLOCK_BYTES >> 3;
+/// Largest small-object size: one eighth of the block, and at least 8 KiB (the default
+/// build's) where the block holds three cells of 8 KiB after its header (32 KiB blocks).
+/// Rule: a block holds at least eight cells, or three of 8 KiB; the tail of a block that no cell
+/// fits in is never charged (page accounting), so what it costs is address space, and the
+/// 8 KiB floor keeps objects of 4-8 KiB (half of lusearch's bytes) out of the large-object
+/// space, as the default build does. 4 KiB blocks: 512 B; 16 KiB: 2 KiB; 32 KiB and 64 KiB:
+/// 8 KiB; 256 KiB: 32 KiB. Larger objects go to a large-object path (MMTk's large-object
+/// space; the standalone allocator's direct mappings).
+pub const MAX_SMALL_BYTES: usize = if BLOCK_BYTES >> 3 < FLOOR_SMALL_BYTES
+    && 3 * FLOOR_SMALL_BYTES <= BLOCK_BYTES - HEADER_BYTES
+{
+    FLOOR_SMALL_BYTES
+} else {
+    BLOCK_BYTES >> 3
+};
+/// The floor of [`MAX_SMALL_BYTES`] where the block has room for three such cells.
+const FLOOR_SMALL_BYTES: usize = 8 << 10;
 
 /// Sizes up to this many bytes are served through a heap's direct table (mimalloc's
 /// `pages_direct`): one load to find the block, then the pop. 1 KiB, or less for small blocks.
@@ -49,8 +61,8 @@ const _: () = assert!(
     "a block's pages fit a u64"
 );
 const _: () = assert!(HEADER_BYTES % 16 == 0 && HEADER_BYTES < PAGE_BYTES);
-const _: () = assert!(MAX_SMALL_BYTES * 8 == BLOCK_BYTES);
+const _: () = assert!(MAX_SMALL_BYTES * 8 == BLOCK_BYTES || MAX_SMALL_BYTES == FLOOR_SMALL_BYTES);
 const _: () = assert!(
-    MAX_SMALL_BYTES * 7 <= BLOCK_BYTES - HEADER_BYTES,
-    "7+ of the largest cells fit after the header"
+    MAX_SMALL_BYTES * 3 <= BLOCK_BYTES - HEADER_BYTES,
+    "3+ of the largest cells fit after the header"
 );

@@ -12,6 +12,14 @@ use shardsweep::jit_layout::{CELL_NEXT, HEAD_SLOTS, LEASE_HEADS};
 use shardsweep::*;
 use std::collections::HashSet;
 
+/// The blocks the fixture may map: 1,000, and at least 128 MiB of them (with 32 KiB blocks the
+/// largest cells leave a quarter of a block's address space unused).
+const BLOCK_LIMIT: usize = if (128 << 20) / BLOCK_BYTES > 1000 {
+    (128 << 20) / BLOCK_BYTES
+} else {
+    1000
+};
+
 fn settings(lease_current: bool) -> Settings {
     Settings { lease_current, abandon_all_partial: true, ..gc_settings() }
 }
@@ -56,7 +64,7 @@ fn allocate(heap: &mut Heap, n: usize, rng: &mut u64) -> (Vec<(usize, usize)>, u
         } else {
             inline += 1;
         }
-        assert!(!c.is_null());
+        assert!(!c.is_null(), "no cell for {size} B after {} cells", cells.len());
         // SAFETY: a handed-out cell of at least `size` bytes: the header's word.
         unsafe { *(c as *mut usize) = 0 };
         cells.push((c as usize, size));
@@ -82,7 +90,7 @@ fn check_blocks(heap: &Heap, cells: &[(usize, usize)]) {
 
 #[test]
 fn jit_pops_hand_out_every_cell_once_and_the_counts_hold() {
-    let fx = fixture(settings(true), 1000, usize::MAX);
+    let fx = fixture(settings(true), BLOCK_LIMIT, usize::MAX);
     let mut heap = Heap::new_boxed(fx.shared);
     let mut rng = 7;
     let (cells, inline) = allocate(&mut heap, 40_000, &mut rng);
@@ -96,7 +104,7 @@ fn jit_pops_hand_out_every_cell_once_and_the_counts_hold() {
 
 #[test]
 fn a_sweep_empties_the_heads_and_gives_back_the_dead_cells_only() {
-    let fx = fixture(settings(true), 1000, usize::MAX);
+    let fx = fixture(settings(true), BLOCK_LIMIT, usize::MAX);
     let mut heap = Heap::new_boxed(fx.shared);
     let mut rng = 11;
     let (cells, _) = allocate(&mut heap, 30_000, &mut rng);
@@ -120,7 +128,7 @@ fn a_sweep_empties_the_heads_and_gives_back_the_dead_cells_only() {
 
 #[test]
 fn without_lease_current_the_heads_stay_empty() {
-    let fx = fixture(settings(false), 1000, usize::MAX);
+    let fx = fixture(settings(false), BLOCK_LIMIT, usize::MAX);
     let mut heap = Heap::new_boxed(fx.shared);
     let mut rng = 13;
     let (cells, inline) = allocate(&mut heap, 5_000, &mut rng);
