@@ -18,13 +18,14 @@ set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 IMAGES="$ROOT/.build/jvm/images"
 QUICK=0
+SS="ss64k ss32k ss4k" # the shardsweep images of the default build (scripts/jvm.sh build)
 for a in "$@"; do
     case "$a" in
         --quick) QUICK=1 ;;
         *) echo "jvm-check: unknown option '$a'; valid: --quick" >&2; exit 2 ;;
     esac
 done
-for i in stock ss64k ss4k; do
+for i in stock $SS; do
     [ -x "$IMAGES/$i/bin/java" ] || { echo "jvm-check: no image $IMAGES/$i; run scripts/jvm.sh build first" >&2; exit 2; }
 done
 for v in $(env | sed -n 's/^\(MMTK_[A-Z_]*\|SHARDSWEEP_[A-Z_]*\)=.*/\1/p'); do unset "$v"; done
@@ -62,7 +63,7 @@ args() { # WORKLOAD SIZE THREADS ITERATIONS
 }
 
 echo "== 1. every plan starts"
-for image in stock ss64k ss4k; do
+for image in stock $SS; do
     for plan in NoGC SemiSpace GenCopy Immix GenImmix StickyImmix MarkSweep MarkCompact PageProtect; do
         run "start-$image-$plan" "$image" MMTK_PLAN=$plan -- -Xms64m -Xmx64m -version
         [ "$RC" = 0 ] && ok "$image $plan starts" || bad "$image $plan: java -version exited $RC ($OUT/start-$image-$plan.out)"
@@ -71,7 +72,7 @@ done
 
 echo "== 2. the stand-ins' digests with the fast path in each tier, and without it"
 WORKLOADS="lusearch h2 xalan"; [ $QUICK = 1 ] && WORKLOADS=lusearch
-for image in ss64k ss4k; do
+for image in $SS; do
     for w in $WORKLOADS; do
         want=""
         for mode in default int c1 c2 off; do
@@ -98,7 +99,7 @@ done
 
 echo "== 3. the accounting check at every GC near the minimum heap (lusearch, default size)"
 THREADS="1:14 8:18 24:28"; [ $QUICK = 1 ] && THREADS="8:18"
-for image in ss64k ss4k; do
+for image in $SS; do
     for tm in $THREADS; do
         t=${tm%%:*}; mib=${tm##*:}
         name="acct-$image-t$t"
@@ -114,7 +115,7 @@ for image in ss64k ss4k; do
 done
 
 echo "== 4. MMTk's stress GC"
-for image in ss64k ss4k; do
+for image in $SS; do
     name="stress-$image"
     # shellcheck disable=SC2046
     run "$name" "$image" MMTK_PLAN=MarkSweep MMTK_STRESS_FACTOR=4194304 SHARDSWEEP_CHECK_ACCOUNTING=1 -- -Xms64m -Xmx64m $(args lusearch small 4 1) lusearch
@@ -123,7 +124,7 @@ for image in ss64k ss4k; do
 done
 
 echo "== 5. who zeroes: the space, or poison (HotSpot writes what it allocates)"
-for image in ss64k ss4k; do
+for image in $SS; do
     for z in space poison; do
         name="zero-$image-$z"
         # shellcheck disable=SC2046

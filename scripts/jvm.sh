@@ -2,7 +2,7 @@
 # Builds MMTk OpenJDK 11 with the shardsweep space: one JDK, then one libmmtk_openjdk.so per
 # configuration, each in an image folder of its own under .build/jvm/images/.
 #
-#   scripts/jvm.sh build --openjdk DIR --mmtk-openjdk DIR [--boot-jdk DIR] [--blocks 64,4]
+#   scripts/jvm.sh build --openjdk DIR --mmtk-openjdk DIR [--boot-jdk DIR] [--blocks 64,32,4]
 #   scripts/jvm.sh check [--quick]  # checks the images (scripts/jvm-check.sh)
 #   scripts/jvm.sh images           # prints the image folders the last build made
 #
@@ -19,8 +19,8 @@
 # change, and make and cargo are incremental.
 #
 # Configurations: stock (mmtk 0.33.0's MarkSweep, --no-default-features), and ss<N>k
-# (shardsweep, N KiB blocks) for each block size of --blocks (default 64,4: ss64k and ss4k,
-# which `scripts/jvm.sh check` needs).
+# (shardsweep, N KiB blocks) for each block size of --blocks (default 64,32,4: ss64k, ss32k
+# and ss4k, which `scripts/jvm.sh check` needs).
 # Each image is a hard-linked copy of the JDK image with its own libmmtk_openjdk.so.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -56,7 +56,7 @@ run_logged() {
 
 cmd="${1:-}"; [ $# -gt 0 ] && shift
 [ "$cmd" = check ] && exec "$ROOT/scripts/jvm-check.sh" "$@"
-OPENJDK_SRC=""; MMTK_OPENJDK_SRC=""; BOOT_JDK="${JAVA_HOME:-}"; BLOCKS="64,4"
+OPENJDK_SRC=""; MMTK_OPENJDK_SRC=""; BOOT_JDK="${JAVA_HOME:-}"; BLOCKS="64,32,4"
 while [ $# -gt 0 ]; do
     case "$1" in
         --openjdk) OPENJDK_SRC="${2:?}"; shift 2 ;;

@@ -258,7 +258,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--full", action="store_true", help="blocks 4,16,64,256 x threads 1,8,48")
     a = ap.parse_args(argv)
-    blocks, threads = ([4, 16, 64, 256], [1, 8, 48]) if a.full else ([4, 64], [1, 8])
+    blocks, threads = ([4, 16, 32, 64, 256], [1, 8, 48]) if a.full else ([4, 64], [1, 8])
     accounting = ["page", "block"]
     workloads = os.environ.get("WORKLOADS", "lusearch gcbench fragger").split()
     t_start = time.monotonic()

@@ -48,7 +48,7 @@ for a in "$@"; do
         *) echo "usage: $0 [--full] [--no-build]" >&2; exit 2 ;;
     esac
 done
-if [ $FULL = 1 ]; then BLOCKS="4 16 64 256"; else BLOCKS="4 64"; fi   # (threads: 1 8 48, or 1 8)
+if [ $FULL = 1 ]; then BLOCKS="4 16 32 64 256"; else BLOCKS="4 64"; fi   # (threads: 1 8 48, or 1 8)
 # Read by scripts/policy_checks.py from the environment:
 #   WORKLOADS (default "lusearch gcbench fragger");
 #   HEAP (MiB; default: 16 up to 8 threads (several GCs per run), 48 above; doubled for 256 KiB
