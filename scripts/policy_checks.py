@@ -256,7 +256,7 @@ def heap_for(threads, kib=64):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--full", action="store_true", help="blocks 4,16,64,256 x threads 1,8,48")
+    ap.add_argument("--full", action="store_true", help="blocks 4,16,32,64,256 x threads 1,8,48")
     a = ap.parse_args(argv)
     blocks, threads = ([4, 16, 32, 64, 256], [1, 8, 48]) if a.full else ([4, 64], [1, 8])
     accounting = ["page", "block"]
