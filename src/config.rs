@@ -63,6 +63,7 @@ const _: () = assert!(
 const _: () = assert!(HEADER_BYTES % 16 == 0 && HEADER_BYTES < PAGE_BYTES);
 const _: () = assert!(MAX_SMALL_BYTES * 8 == BLOCK_BYTES || MAX_SMALL_BYTES == FLOOR_SMALL_BYTES);
 const _: () = assert!(
-    MAX_SMALL_BYTES * 3 <= BLOCK_BYTES - HEADER_BYTES,
-    "3+ of the largest cells fit after the header"
+    MAX_SMALL_BYTES * 7 <= BLOCK_BYTES - HEADER_BYTES
+        || (MAX_SMALL_BYTES == FLOOR_SMALL_BYTES && MAX_SMALL_BYTES * 3 <= BLOCK_BYTES - HEADER_BYTES),
+    "7+ of the largest cells fit after the header (3+ at the 8 KiB floor)"
 );
