@@ -48,22 +48,25 @@ fn abandoned_charged(shared: &Shared) -> usize {
 fn a_lease_takes_at_most_a_page_of_cells_and_leaves_the_block_abandoned() {
     let fx = fixture(settings(Adopt::Lease), 100, usize::MAX);
     let (_, dead) = abandoned_blocks(&fx, 1, 4);
+    let cell = bin_bytes(bin_of(SIZE));
+    assert_eq!(lease_cells(bin_of(SIZE)), LEASE_BYTES / cell);
+    // A lease takes a page's worth of cells, or all the block has left (4 KiB blocks); the lease
+    // that takes the block's last free cell adopts the block (`heap/lease.rs`).
+    let lease = lease_cells(bin_of(SIZE)).min(dead.len());
+    let owned_after = |handed_out: usize| usize::from(handed_out.div_ceil(lease) * lease >= dead.len());
     let mut heap = Heap::new_boxed(fx.shared);
     let c = heap.alloc(SIZE) as usize;
     assert!(dead.contains(&c), "the first cell comes from the abandoned block");
-    assert_eq!(heap.owned_blocks(), 0, "a lease adopts no block");
-    assert_eq!(fx.shared.abandoned_blocks(), 1, "the block stays abandoned");
-    let cell = bin_bytes(bin_of(SIZE));
-    assert_eq!(lease_cells(bin_of(SIZE)), LEASE_BYTES / cell);
-    // A lease takes a page's worth of cells, or all the block has (4 KiB blocks).
-    let lease = lease_cells(bin_of(SIZE)).min(dead.len());
+    assert_eq!(heap.owned_blocks(), owned_after(1), "a lease adopts no block but the last");
+    assert_eq!(fx.shared.abandoned_blocks(), 1 - owned_after(1), "the block stays abandoned");
     assert_eq!(heap.leased_bytes(), (lease - 1) * cell);
-    // The lease's cells come first, then the next lease: still no block owned.
-    for _ in 0..(2 * lease).min(dead.len() - 1) {
+    // The lease's cells come first, then the next lease: no block owned but for the last lease.
+    let more = (2 * lease).min(dead.len() - 1);
+    for _ in 0..more {
         let c = heap.alloc(SIZE) as usize;
         assert!(dead.contains(&c));
     }
-    assert_eq!(heap.owned_blocks(), 0);
+    assert_eq!(heap.owned_blocks(), owned_after(1 + more));
 }
 
 #[test]
@@ -78,26 +81,41 @@ fn heaps_share_an_abandoned_block_before_charging_a_page() {
         let charged = fx.budget.charged();
         let mut heaps: Vec<Box<Heap>> = (0..4).map(|_| Heap::new_boxed(fx.shared)).collect();
         let mut got = HashSet::new();
-        // Each heap takes one cell, in turn, as many times as the block has free cells.
-        'fill: for _ in 0..dead.len() {
+        // The dead cells handed out before the first page was charged.
+        let mut dead_before_charge = None;
+        // Each heap takes one cell, in turn, until every free cell of the block is handed out
+        // (a heap whose lease ran out while the others hold the block's last cells charges a
+        // page meanwhile: how many leases the block gives depends on the block size).
+        'fill: for _ in 0..2 * dead.len() {
             for h in heaps.iter_mut() {
                 let c = h.alloc(SIZE) as usize;
                 assert!(!live.contains(&c), "a live cell handed out");
                 assert!(got.insert(c), "cell {c:#x} handed out twice");
-                if got.len() == dead.len() {
+                if dead_before_charge.is_none() && fx.budget.charged() > charged {
+                    dead_before_charge = Some(got.iter().filter(|c| dead.contains(c)).count());
+                    if adopt == Adopt::Lease {
+                        // Every free cell of the abandoned block is leased by now.
+                        fx.shared.for_each_abandoned(&mut |b| assert_eq!(b.used(), b.capacity()));
+                    }
+                }
+                if dead.is_subset(&got) {
                     break 'fill;
                 }
             }
         }
         match adopt {
             Adopt::Lease => {
-                // Every free cell of the block was used before any page was charged.
-                assert_eq!(got, dead);
-                assert_eq!(fx.budget.charged(), charged, "no page charged while cells were free");
+                // Every free cell of the block was used, and none was left unleased when the
+                // first page was charged.
+                assert!(dead.is_subset(&got));
+                let before = dead_before_charge.unwrap_or(dead.len());
+                let in_leases = 3 * lease_cells(bin_of(SIZE)); // the other heaps' leases at most
+                assert!(before + in_leases >= dead.len(), "{before} of {} dead cells before a charge", dead.len());
             }
             Adopt::Block | Adopt::Headroom => {
-                // The control: the first heap owns the block; the others charge fresh blocks.
-                assert!(got.iter().filter(|c| dead.contains(c)).count() < dead.len());
+                // The control: the first heap owns the block; the others charge fresh blocks
+                // while most of its cells are still free.
+                assert!(dead_before_charge.unwrap() < dead.len());
                 assert!(fx.budget.charged() > charged);
             }
         }
