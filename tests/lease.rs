@@ -111,6 +111,10 @@ fn heaps_share_an_abandoned_block_before_charging_a_page() {
                 let before = dead_before_charge.unwrap_or(dead.len());
                 let in_leases = 3 * lease_cells(bin_of(SIZE)); // the other heaps' leases at most
                 assert!(before + in_leases >= dead.len(), "{before} of {} dead cells before a charge", dead.len());
+                if dead.len() % (heaps.len() * lease_cells(bin_of(SIZE))) == 0 {
+                    // The leases run out together (64 KiB blocks): no page charged at all.
+                    assert_eq!(fx.budget.charged(), charged, "no page charged while cells were free");
+                }
             }
             Adopt::Block | Adopt::Headroom => {
                 // The control: the first heap owns the block; the others charge fresh blocks
