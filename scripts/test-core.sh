@@ -48,17 +48,14 @@ cargo test --release --target-dir "$T" --features step-count \
 # every core test. (The other integration tests' fixtures are sized for 64 KiB blocks.)
 if [ $FULL = 1 ]; then KIBS="4 8 16 32 128 256"; else KIBS="4 32"; fi
 for kib in $KIBS; do
+  tests=(--lib --test model --test mark_bitmap) what="lib + model + mark bitmap"
   if [ "$kib" = 32 ] && [ $FULL = 1 ]; then
-    step "core: block size ${kib} KiB (every test)"
-    SHARDSWEEP_BLOCK_KIB=$kib cargo test --release --target-dir "$T-$kib"
+    tests=() what="every test"
   elif [ "$kib" = 32 ]; then
-    step "core: block size ${kib} KiB (lib + model + mark bitmap + leases)"
-    SHARDSWEEP_BLOCK_KIB=$kib cargo test --release --target-dir "$T-$kib" --lib --test model --test mark_bitmap \
-      --test lease --test lease_heads --test lease_headroom
-  else
-    step "core: block size ${kib} KiB (lib + model + mark bitmap)"
-    SHARDSWEEP_BLOCK_KIB=$kib cargo test --release --target-dir "$T-$kib" --lib --test model --test mark_bitmap
+    tests+=(--test lease --test lease_heads --test lease_headroom) what="$what + leases"
   fi
+  step "core: block size ${kib} KiB ($what)"
+  SHARDSWEEP_BLOCK_KIB=$kib cargo test --release --target-dir "$T-$kib" "${tests[@]}"
 done
 
 step "core: an invalid block size fails the build, naming the valid values"
