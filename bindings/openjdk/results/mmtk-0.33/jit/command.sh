@@ -5,7 +5,8 @@
 # stock MarkSweep and stock Immix. Each case WORKLOAD:THREADS:HEAP_MIB runs 5 iterations (h2: 3),
 # the last one timed, with the whole JVM's CPU time and peak RSS (GNU time %U+%S, %M; the RSS column
 # only in files begun with it); the configurations are
-# rotated within each round. Summary: ../jit-fastpath/summarize.py prints per threads; this
+# rotated within each round. Files begun with it also hold the warm-up iterations' times
+# (`warmup_ms`), from which `pool.py --column last3_ms` takes the mean of the last three iterations. Summary: ../jit-fastpath/summarize.py prints per threads; this
 # folder's summarize.sh splits by case.
 #   bindings/openjdk/results/mmtk-0.33/jit/command.sh [OUT.csv]
 #   CASES="lusearch:8:64 ..." ROUNDS="1 2 3" CONFIGS="ss64k:MarkSweep:1 ..." command.sh
@@ -22,9 +23,11 @@ declare -A JAR
 for w in lusearch xalan h2; do JAR[$w]=$("$ROOT/scripts/openjdk-standin-build.sh" $w); done
 IDX=$ROOT/.build/lusearch-standin-index-default
 [ -f $IDX/.done ] || { $I/stock/bin/java -jar ${JAR[lusearch]} -s default --build-index $IDX >/dev/null && touch $IDX/.done; }
-[ -f "$OUT" ] || echo "round,case,threads,config,rc,last_iteration_ms,minor_faults,cpu_s,max_rss_kib" > "$OUT"
-# Files begun before the JVM's peak RSS was recorded keep their eight columns.
+[ -f "$OUT" ] || echo "round,case,threads,config,rc,last_iteration_ms,minor_faults,cpu_s,max_rss_kib,warmup_ms" > "$OUT"
+# Files begun before the JVM's peak RSS was recorded keep their eight columns, those begun before
+# the warm-up iterations' times (warmup_ms, ";"-separated, in order) their nine.
 RSS=0; head -1 "$OUT" | grep -q max_rss_kib && RSS=1
+WU=0; head -1 "$OUT" | grep -q warmup_ms && WU=1
 for r in ${ROUNDS:-1 2 3 4}; do
   for c in $CASES; do IFS=: read -r w t mib <<< "$c"
     n=5; [ $w = h2 ] && n=3
@@ -39,9 +42,10 @@ for r in ${ROUNDS:-1 2 3 4}; do
       f=$(echo "$out" | sed -n 's/^faults=\([0-9]*\) .*$/\1/p')
       cpu=$(echo "$out" | sed -n 's/^faults=[0-9]* cpu=\([0-9.]*\)+\([0-9.]*\) rss=[0-9]*$/\1 \2/p' | awk '{printf "%.2f", $1 + $2}')
       rss=$(echo "$out" | sed -n 's/^faults=[0-9]* cpu=[0-9.+]* rss=\([0-9]*\)$/\1/p')
+      wu=$(echo "$out" | sed -n 's/.*completed warmup [0-9]* in \([0-9]*\) msec.*/\1/p' | paste -sd';')
       label=$img-$plan; [ "$img" != stock ] && { [ "$jit" = 1 ] && label=$label-jit || label=$label-call; }
       [ -n "$envs" ] && label=$label-$envs
-      row="$r,$w-$mib,$t,$label,$rc,$ms,$f,$cpu"; [ $RSS = 1 ] && row="$row,$rss"
+      row="$r,$w-$mib,$t,$label,$rc,$ms,$f,$cpu"; [ $RSS = 1 ] && row="$row,$rss"; [ $WU = 1 ] && row="$row,$wu"
       echo "$row" >> "$OUT"
     done
   done

@@ -13,13 +13,23 @@ so a goal near 1.0 is judged on the pooled rounds, not on one batch.
 
 --a may name several labels, comma-separated, for one code under several image names (a round
 has at most one of them: the first found in that order is taken). --column pairs another column
-of the CSV instead of the time (minor_faults, cpu_s, max_rss_kib).
+of the CSV instead of the time (minor_faults, cpu_s, max_rss_kib), or last3_ms: the mean of the
+last three iterations, in files that hold the warm-ups (`warmup_ms`).
 """
 import argparse
 import csv
 import math
 import statistics
 import sys
+
+
+def last3(row):
+    """The mean of a run's last three iterations (the timed one and the two warm-ups before it),
+    from `warmup_ms` (files begun with it); None where the run has fewer than two warm-ups."""
+    warm = [int(x) for x in (row.get("warmup_ms") or "").split(";") if x]
+    if len(warm) < 2 or not row.get("last_iteration_ms"):
+        return None
+    return (warm[-2] + warm[-1] + int(row["last_iteration_ms"])) / 3
 
 
 def ratios(path, case, threads, a, b, column="last_iteration_ms"):
@@ -30,9 +40,10 @@ def ratios(path, case, threads, a, b, column="last_iteration_ms"):
         for row in csv.DictReader(f):
             if row["case"] != case or row["threads"] != threads or row["rc"] != "0":
                 continue
-            if not row.get(column):
+            value = last3(row) if column == "last3_ms" else row.get(column)
+            if not value:
                 continue
-            by_round.setdefault(row["round"], {})[row["config"]] = float(row[column])
+            by_round.setdefault(row["round"], {})[row["config"]] = float(value)
     out = []
     for v in by_round.values():
         got = [v[x] for x in a if x in v]
